@@ -1,0 +1,205 @@
+//! The catalogue of diagnostic codes: one stable code and name per condition fsmc reports.
+//!
+//! Codes never change meaning once published. Hard errors (`E…`) cannot be silenced; lints (`W…`) have a
+//! default level that a spec (`#![allow(name)]`) or the command line (`--allow CODE`) can change.
+//! Every code has one minimal failing spec in `specs/invalid/`, enforced by a test.
+
+use std::fmt;
+
+/// How a lint is treated unless configured otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Allow,
+    Warn,
+    Deny,
+}
+
+impl Level {
+    pub fn parse(s: &str) -> Option<Level> {
+        match s {
+            "allow" => Some(Level::Allow),
+            "warn" => Some(Level::Warn),
+            "deny" => Some(Level::Deny),
+            _ => None,
+        }
+    }
+}
+
+macro_rules! codes {
+    ($( $variant:ident = $id:literal, $name:literal, $kind:ident, $summary:literal; )*) => {
+        /// A diagnostic code. See [`Code::ALL`] for the catalogue.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $( $variant, )* }
+
+        impl Code {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable code, e.g. `E0101`.
+            pub fn id(self) -> &'static str {
+                match self { $( Code::$variant => $id, )* }
+            }
+
+            /// The stable snake_case name, usable in `#![allow(name)]`.
+            pub fn name(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            /// `None` for hard errors; the default level for lints.
+            pub fn default_level(self) -> Option<Level> {
+                match self { $( Code::$variant => codes!(@level $kind), )* }
+            }
+
+            /// One line describing the condition.
+            pub fn summary(self) -> &'static str {
+                match self { $( Code::$variant => $summary, )* }
+            }
+        }
+    };
+    (@level error) => { None };
+    (@level warn) => { Some(Level::Warn) };
+    (@level deny) => { Some(Level::Deny) };
+    (@level allow) => { Some(Level::Allow) };
+}
+
+codes! {
+    // Input: syntax, files, imports, foreign formats.
+    Syntax = "E0001", "syntax_error", error, "the spec does not parse";
+    Io = "E0002", "unreadable_file", error, "a file could not be read, or is not UTF-8 text";
+    ImportOutsideRoots = "E0003", "import_outside_roots", error, "an import path is absolute or leaves the allowed roots";
+    ImportCycle = "E0004", "import_cycle", error, "files import each other in a cycle";
+    ImportNotFound = "E0005", "import_not_found", error, "an imported file does not exist in any search path";
+    ImportAmbiguous = "E0006", "import_alias_needs_one_machine", error, "`import … as Name` names a file that does not define exactly one machine";
+    UnknownProperty = "E0007", "unknown_property", error, "a property is not known for this item or profile";
+    BadPropertyValue = "E0008", "bad_property_value", error, "a property has a value of the wrong shape";
+    UnknownLint = "E0009", "unknown_lint", error, "a lint attribute names no known lint";
+    InvalidDuration = "E0010", "invalid_duration", error, "a timeout duration is zero or out of range";
+    YamlSyntax = "E0011", "yaml_syntax_error", error, "an Open Autonomy spec is not valid YAML";
+    YamlSchema = "E0012", "yaml_schema_error", error, "an Open Autonomy spec lacks a key, has an extra one, or a value of the wrong type";
+    YamlDuplicateKey = "E0013", "yaml_duplicate_key", error, "a YAML mapping repeats a key (YAML silently keeps the last)";
+    YamlTransitionKey = "E0014", "yaml_bad_transition_key", error, "a transition key is not of the form `(State, EVENT)`";
+    DuplicateProperty = "E0015", "duplicate_property", error, "a property is given twice";
+    // Names.
+    DuplicateState = "E0101", "duplicate_state", error, "a state is declared twice";
+    DuplicateEvent = "E0102", "duplicate_event", error, "an event is declared twice";
+    DuplicateItem = "E0103", "duplicate_item", error, "two machines or apps have the same name";
+    UnknownState = "E0104", "unknown_state", error, "a state is used but not declared";
+    UnknownEvent = "E0105", "unknown_event", error, "an event is used but not declared";
+    UnknownMachine = "E0106", "unknown_machine", error, "a composition names a machine that is not in scope";
+    DuplicateKey = "E0107", "duplicate_key", error, "a data key is declared twice";
+    UnknownKey = "E0108", "unknown_key", error, "a data key is used but not declared";
+    UnknownKind = "E0109", "unknown_kind", error, "a state kind or profile is not known";
+    UnknownRole = "E0110", "unknown_role", error, "a role or agent is used but not declared";
+    NameCollision = "E0111", "generated_name_collision", error, "two names become the same identifier in generated Rust";
+    ReservedName = "E0112", "reserved_name", error, "a name is reserved";
+    // Structure.
+    NoDefaultStart = "E0201", "missing_default_start", error, "a machine has no default start state";
+    MultipleDefaultStarts = "E0202", "multiple_default_starts", error, "a machine has more than one default start state";
+    StartIsFinal = "E0203", "start_state_is_final", error, "a state is both a start state and a final state";
+    TransitionFromFinal = "E0204", "transition_from_final", error, "a final state has an outgoing transition";
+    DuplicateTransition = "E0205", "duplicate_transition", error, "the same transition is written twice";
+    ConflictingTransition = "E0206", "conflicting_transition", error, "one (state, event) pair leads to two different states";
+    EmptyMachine = "E0207", "empty_machine", error, "a machine declares no states";
+    NoTransitions = "E0208", "no_transitions", error, "a machine has no transitions";
+    DefaultNotStart = "E0209", "default_start_not_start", error, "the default start state is not among the start states";
+    UnlistedState = "E0210", "state_not_listed", error, "a start or final state is not in the machine's state list";
+    // Graph.
+    UnreachableState = "E0301", "unreachable_state", error, "a state cannot be reached from any start state";
+    DeadEnd = "E0302", "dead_end_state", error, "a non-final state has no outgoing transition";
+    NoPathToFinal = "W0303", "no_path_to_final", warn, "a state cannot reach any final state";
+    UnusedEvent = "E0304", "unused_event", error, "an event is declared but no transition uses it";
+    EventNeverHandled = "W0305", "event_never_handled", warn, "an event is handled only in states that can never be reached";
+    // Round rules (Open Autonomy profile).
+    MissingRoundEvent = "E0401", "missing_round_event", error, "a round can emit an event that has no transition";
+    MultipleTimeouts = "E0402", "multiple_timeouts", error, "a round has more than one timeout transition";
+    OnlyTimeouts = "E0403", "only_timeout_transitions", error, "a non-final round has no non-timeout transition";
+    FinalNotDegenerate = "E0404", "final_round_not_degenerate", error, "a final round is not degenerate";
+    DegenerateNotFinal = "E0405", "degenerate_round_not_final", error, "a degenerate round is not final";
+    BadOutcome = "E0406", "bad_round_outcome", error, "a round maps an outcome its kind cannot emit, or to a timeout event";
+    // Composition.
+    TooFewMachines = "E0501", "too_few_machines", error, "a composition has fewer than two machines";
+    MachineUsedTwice = "E0502", "machine_used_twice", error, "a machine appears twice in one composition";
+    MappingFromNonFinal = "E0503", "mapping_from_non_final", error, "a mapping key is not a final state";
+    MappingToNonStart = "E0504", "mapping_to_non_start", error, "a mapping value is not a start state";
+    SharedState = "E0505", "shared_state", error, "two composed machines declare the same state";
+    TimeoutMismatch = "E0506", "timeout_mismatch", error, "composed machines give one event two different timeouts";
+    SharedEvent = "W0507", "shared_event", allow, "composed machines use the same event name (treated as one event)";
+    PreconditionUnmet = "E0508", "precondition_unmet", error, "a machine is entered on a path where its pre-conditions are not guaranteed";
+    DuplicateMapping = "E0509", "duplicate_mapping", error, "a final state is mapped twice";
+    ComposedCheck = "E0510", "composed_app_invalid", error, "the composed app fails a check as an ordinary machine";
+    // Data flow and conditions.
+    ReadBeforeWrite = "E0601", "read_before_write", error, "a key is read in a state that some path reaches without writing it";
+    PostconditionUnmet = "E0602", "postcondition_unmet", error, "a final state guarantees a key that some path reaches it without writing";
+    ConditionOnWrongState = "E0603", "condition_on_wrong_state", error, "a pre-condition on a non-start state, or a post-condition on a non-final state";
+    ConditionOverlap = "E0604", "pre_post_overlap", error, "a key is both a pre-condition and a post-condition";
+    DefaultKeyAsCondition = "E0605", "default_key_as_condition", error, "a default key is listed as a condition (it is always present)";
+    UnusedKey = "W0606", "unused_key", warn, "a data key is never read, written or guaranteed";
+    // Profiles: Genie Flow.
+    GenieMissingType = "E0701", "genie_state_type", error, "a Genie state is neither `user` nor `invoker`";
+    GenieMissingTemplate = "E0702", "genie_missing_template", error, "a Genie state has no template";
+    RedundantPersistence = "W0703", "redundant_persistence", warn, "a persistence override equals the transition type's default";
+    // Profiles: dialogue protocols (FIPA).
+    DialogueRoles = "E0801", "dialogue_roles", error, "a dialogue does not declare exactly two roles";
+    PerformativeWithoutRole = "E0802", "performative_without_role", error, "a performative does not say which role sends it";
+    NoInitiation = "E0803", "no_initiation", error, "a dialogue has no initiating performative";
+    NoTermination = "E0804", "no_termination", error, "a dialogue has no terminating performative";
+    PerformativeUnreachable = "E0805", "performative_unreachable", error, "a performative cannot occur in any dialogue from the initiation";
+    PerformativeCannotTerminate = "E0806", "performative_cannot_terminate", error, "after a performative the dialogue can never terminate";
+    SameRoleReply = "E0807", "same_role_reply", error, "a performative is answered by the role that sent it";
+    // Profiles: staged environments (Phantom).
+    StageNextCount = "E0901", "stage_without_handler", error, "a stage without a handler does not have exactly one next stage";
+    EventInStaged = "E0902", "event_in_staged_machine", error, "a staged machine uses events; stages move directly";
+    DirectTransition = "E0903", "direct_transition", error, "a direct `A -> B` transition outside a staged machine";
+    NoAgents = "E0904", "stage_without_agents", error, "a stage has no acting agents";
+    // Lints.
+    StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
+    AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
+}
+
+impl Code {
+    /// Looks a code up by id (`E0101`) or name (`duplicate_state`), case-insensitively.
+    pub fn lookup(s: &str) -> Option<Code> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.id().eq_ignore_ascii_case(s) || c.name().eq_ignore_ascii_case(s))
+    }
+
+    pub fn is_lint(self) -> bool {
+        self.default_level().is_some()
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn ids_and_names_are_unique_and_well_formed() {
+        let ids: BTreeSet<_> = Code::ALL.iter().map(|c| c.id()).collect();
+        let names: BTreeSet<_> = Code::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(ids.len(), Code::ALL.len());
+        assert_eq!(names.len(), Code::ALL.len());
+        for c in Code::ALL {
+            let id = c.id();
+            assert_eq!(id.len(), 5, "{id}");
+            // Lints carry W, hard errors carry E, so a reader can tell them apart at a glance.
+            assert_eq!(id.starts_with('W'), c.is_lint(), "{id}");
+        }
+    }
+
+    #[test]
+    fn lookup_by_id_or_name() {
+        assert_eq!(Code::lookup("e0101"), Some(Code::DuplicateState));
+        assert_eq!(Code::lookup("unused_key"), Some(Code::UnusedKey));
+        assert_eq!(Code::lookup("nope"), None);
+    }
+}

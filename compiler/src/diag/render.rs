@@ -1,0 +1,244 @@
+//! Renders diagnostics for people (rustc-style, through codespan-reporting), for tools (JSON lines) and for
+//! CI (GitHub workflow annotations). The only place that turns byte spans into lines and columns.
+
+use super::{Diagnostic, Severity};
+use crate::source::{SourceMap, Span};
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, Config};
+
+fn files(map: &SourceMap) -> SimpleFiles<&str, &str> {
+    let mut files = SimpleFiles::new();
+    for (_, f) in map.files() {
+        files.add(f.name.as_str(), f.text.as_str());
+    }
+    files
+}
+
+fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
+    let base = match d.severity {
+        Severity::Error => CsDiagnostic::error(),
+        Severity::Warning => CsDiagnostic::warning(),
+    };
+    let mut labels = Vec::new();
+    if let Some(p) = &d.primary {
+        labels.push(
+            CsLabel::primary(p.span.file.0 as usize, p.span.range()).with_message(&p.message),
+        );
+    }
+    for s in &d.secondary {
+        labels.push(
+            CsLabel::secondary(s.span.file.0 as usize, s.span.range()).with_message(&s.message),
+        );
+    }
+    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
+    if let Some(h) = &d.help {
+        notes.push(format!("help: {h}"));
+    }
+    base.with_code(d.code.id())
+        .with_message(&d.message)
+        .with_labels(labels)
+        .with_notes(notes)
+}
+
+/// rustc-style text: `error[E0104]: …`, `--> file:line:col`, the source line with a caret, labels, help.
+pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
+    let files = files(map);
+    let config = Config::default();
+    let mut out = String::new();
+    for d in diags {
+        let cs = to_codespan(d);
+        let rendered = if color {
+            let mut buf = term::termcolor::Buffer::ansi();
+            term::emit_to_write_style(&mut buf, &config, &files, &cs)
+                .ok()
+                .map(|_| String::from_utf8_lossy(buf.as_slice()).into_owned())
+        } else {
+            let mut s = String::new();
+            term::emit_to_string(&mut s, &config, &files, &cs)
+                .ok()
+                .map(|_| s)
+        };
+        // A span the renderer cannot place (it never should) still gets its message shown.
+        out.push_str(
+            &rendered
+                .unwrap_or_else(|| format!("{}[{}]: {}\n", sev(d.severity), d.code, d.message)),
+        );
+    }
+    out
+}
+
+/// The closing line: `fsmc: 2 errors, 1 warning`.
+pub fn summary(diags: &[Diagnostic]) -> String {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    let plural = |n: usize, w: &str| {
+        if n == 1 {
+            format!("{n} {w}")
+        } else {
+            format!("{n} {w}s")
+        }
+    };
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
+}
+
+fn sev(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    }
+}
+
+/// Where a span is, for people: file name, 1-based line and column of both ends.
+pub struct Location<'a> {
+    pub file: &'a str,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+pub fn locate(map: &SourceMap, span: Span) -> Option<Location<'_>> {
+    let f = map.get(span.file)?;
+    let (line, column) = f.line_col(span.start as usize);
+    let (end_line, end_column) = f.line_col(span.end as usize);
+    Some(Location {
+        file: &f.name,
+        line,
+        column,
+        end_line,
+        end_column,
+    })
+}
+
+/// One JSON object per line: code, name, severity, file, line, column, message, labels, help, notes.
+pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let loc = d.primary.as_ref().and_then(|p| locate(map, p.span));
+        let label = |l: &super::Label| {
+            let loc = locate(map, l.span);
+            serde_json::json!({
+                "file": loc.as_ref().map(|l| l.file),
+                "line": loc.as_ref().map(|l| l.line),
+                "column": loc.as_ref().map(|l| l.column),
+                "message": l.message,
+            })
+        };
+        let value = serde_json::json!({
+            "code": d.code.id(),
+            "name": d.code.name(),
+            "severity": d.severity,
+            "file": loc.as_ref().map(|l| l.file),
+            "line": loc.as_ref().map(|l| l.line),
+            "column": loc.as_ref().map(|l| l.column),
+            "end_line": loc.as_ref().map(|l| l.end_line),
+            "end_column": loc.as_ref().map(|l| l.end_column),
+            "message": d.message,
+            "labels": d.primary.iter().chain(&d.secondary).map(label).collect::<Vec<_>>(),
+            "help": d.help,
+            "notes": d.notes,
+        });
+        out.push_str(&value.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// GitHub Actions workflow commands: `::error file=…,line=…,col=…,title=E0104::message`.
+pub fn github(map: &SourceMap, diags: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in diags {
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut props = Vec::new();
+        if let Some(loc) = d.primary.as_ref().and_then(|p| locate(map, p.span)) {
+            props.push(format!("file={}", escape_property(loc.file)));
+            props.push(format!("line={}", loc.line));
+            props.push(format!("col={}", loc.column));
+            props.push(format!("endLine={}", loc.end_line));
+            props.push(format!("endColumn={}", loc.end_column));
+        }
+        props.push(format!(
+            "title={}",
+            escape_property(&format!("{} {}", d.code, d.code.name()))
+        ));
+        let mut message = d.message.clone();
+        if let Some(h) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(h);
+        }
+        out.push_str(&format!(
+            "::{kind} {}::{}\n",
+            props.join(","),
+            escape_data(&message)
+        ));
+    }
+    out
+}
+
+// GitHub's workflow-command escaping: data escapes %, CR, LF; properties also escape ':' and ','.
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Code;
+
+    fn sample() -> (SourceMap, Vec<Diagnostic>) {
+        let mut map = SourceMap::new();
+        let f = map.add("specs/a.fsm", "machine M {\n    (A, GO) -> B;\n}\n");
+        let d = Diagnostic::new(Code::UnknownState, "unknown state `B`")
+            .at(Span::new(f, 28, 29), "not declared in machine `M`")
+            .help("declare it with `state B;`");
+        (map, vec![d])
+    }
+
+    #[test]
+    fn human_output_points_at_the_line() {
+        let (map, diags) = sample();
+        let text = human(&map, &diags, false);
+        assert!(text.contains("error[E0104]: unknown state `B`"), "{text}");
+        assert!(text.contains("specs/a.fsm:2:17"), "{text}");
+        assert!(text.contains("help: declare it"), "{text}");
+    }
+
+    #[test]
+    fn json_has_one_object_per_diagnostic() {
+        let (map, diags) = sample();
+        let text = json(&map, &diags);
+        let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(v["code"], "E0104");
+        assert_eq!(v["line"], 2);
+        assert_eq!(v["column"], 17);
+        assert_eq!(v["severity"], "error");
+    }
+
+    #[test]
+    fn github_escapes_properties() {
+        let (map, diags) = sample();
+        let text = github(&map, &diags);
+        assert!(
+            text.starts_with("::error file=specs/a.fsm,line=2,col=17,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("title=E0104 unknown_state::unknown state `B`%0Ahelp"),
+            "{text}"
+        );
+    }
+}

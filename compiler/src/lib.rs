@@ -1,0 +1,9 @@
+//! fsmc: a declarative finite-state-machine spec compiler for Rust.
+//!
+//! The pipeline is a row of pure stages (see ARCHITECTURE.md): [`syntax`] parses text into a tree with spans,
+//! [`resolve`] lowers it into a [`model`], [`check`] validates the model, and the generators turn a checked model
+//! into Rust or other formats. Only [`loader`] reads files.
+
+pub mod diag;
+pub mod source;
+pub mod syntax;

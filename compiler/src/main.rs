@@ -1,0 +1,2 @@
+//! The `fsmc` command-line tool.
+fn main() {}

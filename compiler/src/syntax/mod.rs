@@ -1,0 +1,6 @@
+//! Stage 1: `.fsm` text → syntax tree with spans.
+
+pub mod ast;
+pub mod parser;
+
+pub use parser::parse;
