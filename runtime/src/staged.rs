@@ -1,0 +1,231 @@
+//! Phantom-style staged environments: stage descriptions and their definition-time checks (seed 004).
+//!
+//! A stage lists its acting agents, its rewarded agents, the stages it may move to, and whether a
+//! handler runs in it. fsmc checks a spec's stages at compile time; [`validate`] performs the same
+//! checks for stages built at run time. A handler moving to a stage outside its list is the
+//! run-time error [`InvalidTarget`], returned by [`StageInfo::check_target`].
+
+use std::collections::BTreeSet;
+use std::error::Error;
+use std::fmt::{self, Display, Formatter};
+
+use crate::transition::InvalidTarget;
+
+/// A definition-time error in a set of stages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StageError<S> {
+    /// There are no stages at all.
+    NoStages,
+    /// Two stages have the same id.
+    DuplicateStage(S),
+    /// The initial stage is not one of the stages.
+    UnknownInitialStage(S),
+    /// A stage lists a next stage that does not exist.
+    UnknownNextStage {
+        /// The stage listing it.
+        stage: S,
+        /// The missing next stage.
+        next: S,
+    },
+    /// A stage without a handler has zero or several next stages, so nothing can choose where it
+    /// goes.
+    AmbiguousNextStage {
+        /// The stage.
+        stage: S,
+        /// How many next stages it lists.
+        count: usize,
+    },
+}
+
+impl<S: Display> Display for StageError<S> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NoStages => f.write_str("no stages are defined"),
+            Self::DuplicateStage(s) => write!(f, "stage `{s}` is defined more than once"),
+            Self::UnknownInitialStage(s) => write!(f, "initial stage `{s}` is not defined"),
+            Self::UnknownNextStage { stage, next } => {
+                write!(
+                    f,
+                    "stage `{stage}` lists next stage `{next}`, which is not defined"
+                )
+            }
+            Self::AmbiguousNextStage { stage, count } => write!(
+                f,
+                "stage `{stage}` has no handler, so it needs exactly one next stage, not {count}"
+            ),
+        }
+    }
+}
+
+impl<S: Display + fmt::Debug> Error for StageError<S> {}
+
+/// One stage of a staged environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StageInfo<S: 'static, A: 'static> {
+    /// The stage's id.
+    pub id: S,
+    /// The stages it may move to.
+    pub next: &'static [S],
+    /// The agents that act at the end of each step in this stage.
+    pub acting: &'static [A],
+    /// The agents that compute a reward in this stage; empty means "the acting agents", as in
+    /// Phantom, where leaving `rewarded_agents` unset rewards every acting agent. (So "reward
+    /// nobody" is expressed by a stage with no acting agents.)
+    pub rewarded: &'static [A],
+    /// Whether a handler runs in this stage. Without one the stage always moves to its single
+    /// next stage.
+    pub has_handler: bool,
+}
+
+impl<S: Copy + PartialEq, A> StageInfo<S, A> {
+    /// The agents rewarded in this stage: [`StageInfo::rewarded`], or [`StageInfo::acting`] when
+    /// that is empty.
+    pub fn rewarded_agents(&self) -> &'static [A] {
+        if self.rewarded.is_empty() {
+            self.acting
+        } else {
+            self.rewarded
+        }
+    }
+
+    /// Accepts the handler's choice `to` if it is one of this stage's next stages.
+    pub fn check_target(&self, to: S) -> Result<S, InvalidTarget<S>> {
+        InvalidTarget::check(self.id, to, self.next)
+    }
+
+    /// Where a stage without a handler goes: its only next stage. `None` if it has a handler or
+    /// does not have exactly one next stage (which [`validate`] reports).
+    pub fn automatic_next(&self) -> Option<S> {
+        match self.next {
+            [only] if !self.has_handler => Some(*only),
+            _ => None,
+        }
+    }
+}
+
+/// Checks a set of stages and its initial stage, reporting every problem, in a fixed order:
+/// no stages; duplicate ids (in order of their repeats); an unknown initial stage; then per stage,
+/// in order, unknown next stages and a handler-less stage without exactly one next stage.
+pub fn validate<S: Ord + Copy, A>(
+    initial: S,
+    stages: &[StageInfo<S, A>],
+) -> Result<(), Vec<StageError<S>>> {
+    if stages.is_empty() {
+        return Err(vec![StageError::NoStages]);
+    }
+    let mut errors = Vec::new();
+    let mut ids = BTreeSet::new();
+    for stage in stages {
+        if !ids.insert(stage.id) {
+            errors.push(StageError::DuplicateStage(stage.id));
+        }
+    }
+    if !ids.contains(&initial) {
+        errors.push(StageError::UnknownInitialStage(initial));
+    }
+    for stage in stages {
+        for &next in stage.next {
+            if !ids.contains(&next) {
+                errors.push(StageError::UnknownNextStage {
+                    stage: stage.id,
+                    next,
+                });
+            }
+        }
+        if !stage.has_handler && stage.next.len() != 1 {
+            errors.push(StageError::AmbiguousNextStage {
+                stage: stage.id,
+                count: stage.next.len(),
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const fn stage(
+        id: &'static str,
+        next: &'static [&'static str],
+        has_handler: bool,
+    ) -> StageInfo<&'static str, u8> {
+        StageInfo {
+            id,
+            next,
+            acting: &[1, 2],
+            rewarded: &[],
+            has_handler,
+        }
+    }
+
+    #[test]
+    fn valid_stages_pass() {
+        let stages = [
+            stage("odd", &["even"], true),
+            stage("even", &["odd"], false),
+        ];
+        assert_eq!(validate("odd", &stages), Ok(()));
+        assert_eq!(stages[1].automatic_next(), Some("odd"));
+        assert_eq!(stages[0].automatic_next(), None, "a handler chooses");
+    }
+
+    #[test]
+    fn every_definition_error_is_reported() {
+        assert_eq!(
+            validate::<&str, u8>("a", &[]),
+            Err(vec![StageError::NoStages])
+        );
+        let stages = [
+            stage("a", &["b", "ghost"], true),
+            stage("b", &[], false),
+            stage("a", &["b"], true),
+        ];
+        let errors = validate("start", &stages).unwrap_err();
+        assert_eq!(
+            errors,
+            [
+                StageError::DuplicateStage("a"),
+                StageError::UnknownInitialStage("start"),
+                StageError::UnknownNextStage {
+                    stage: "a",
+                    next: "ghost"
+                },
+                StageError::AmbiguousNextStage {
+                    stage: "b",
+                    count: 0
+                },
+            ]
+        );
+        let messages: Vec<_> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages[2],
+            "stage `a` lists next stage `ghost`, which is not defined"
+        );
+    }
+
+    #[test]
+    fn handler_target_is_checked() {
+        let s = stage("a", &["b", "c"], true);
+        assert_eq!(s.check_target("c"), Ok("c"));
+        let err = s.check_target("a").unwrap_err();
+        assert_eq!((err.from, err.to), ("a", "a"));
+        assert_eq!(
+            err.to_string(),
+            "state `a` cannot move to `a`; it may move to: `b`, `c`"
+        );
+    }
+
+    #[test]
+    fn rewarded_defaults_to_acting() {
+        let mut s = stage("a", &["a"], true);
+        assert_eq!(s.rewarded_agents(), &[1, 2]);
+        s.rewarded = &[2];
+        assert_eq!(s.rewarded_agents(), &[2]);
+    }
+}
