@@ -7,3 +7,14 @@
 pub mod diag;
 pub mod source;
 pub mod syntax;
+pub mod oa;
+pub mod check;
+pub mod compose;
+pub mod ident;
+pub mod model;
+pub mod resolve;
+pub mod driver;
+pub mod loader;
+
+pub use driver::{Compilation, Options, compile, compile_str};
+pub mod cli;

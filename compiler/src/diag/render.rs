@@ -44,7 +44,8 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
 /// rustc-style text: `error[E0104]: …`, `--> file:line:col`, the source line with a caret, labels, help.
 pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
     let files = files(map);
-    let config = Config::default();
+    // ASCII drawing gives rustc's familiar `-->`, `|` and `^`, and survives any terminal or log viewer.
+    let config = Config { chars: term::Chars::ascii(), ..Config::default() };
     let mut out = String::new();
     for d in diags {
         let cs = to_codespan(d);

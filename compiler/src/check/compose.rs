@@ -1,0 +1,164 @@
+//! Composition checks, with upstream `chain`'s rules and messages: at least two machines, each used once, no
+//! shared states, mapping keys are finals and values are starts, timeouts agree, and the next machine's
+//! pre-conditions hold on every path. The composed result is then checked as an ordinary machine.
+
+use crate::compose::{self, Composed};
+use crate::diag::{Code, Diagnostic};
+use crate::model::{App, MachineId, Spec};
+use crate::source::Span;
+use std::collections::BTreeMap;
+
+pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
+    let mut out = Vec::new();
+    if app.chain.len() < 2 {
+        out.push(
+            Diagnostic::new(Code::TooFewMachines, format!("app `{}` composes {} machine(s); a composition needs at least two", app.name, app.chain.len()))
+                .at(app.name.span, "too few machines")
+                .help("list the machines in chain order: `chain First, Second;`"),
+        );
+    }
+    let mut used: BTreeMap<MachineId, Span> = BTreeMap::new();
+    for (id, span) in &app.chain {
+        if let Some(first) = used.insert(*id, *span) {
+            out.push(
+                Diagnostic::new(Code::MachineUsedTwice, format!("machine `{}` appears twice in app `{}`", spec.machine(*id).name, app.name))
+                    .at(*span, "used again here")
+                    .with(first, "first used here")
+                    .help("a machine can be used only once in a composition"),
+            );
+            used.insert(*id, first);
+        }
+    }
+    // States must be unique across machines: the composed app addresses them by name.
+    let mut owner: BTreeMap<&str, (MachineId, Span)> = BTreeMap::new();
+    let mut events: BTreeMap<&str, (MachineId, Option<crate::model::Timeout>, Span)> = BTreeMap::new();
+    for (id, _) in dedup(&app.chain) {
+        let m = spec.machine(id);
+        for s in &m.states {
+            if let Some((other, span)) = owner.get(s.name.as_str()) {
+                out.push(
+                    Diagnostic::new(Code::SharedState, format!("state `{}` is in both `{}` and `{}`", s.name, spec.machine(*other).name, m.name))
+                        .at(s.name.span, format!("in `{}`", m.name))
+                        .with(*span, format!("in `{}`", spec.machine(*other).name))
+                        .help("rounds in common between composed machines are not allowed: rename one"),
+                );
+            } else {
+                owner.insert(s.name.as_str(), (id, s.name.span));
+            }
+        }
+        for e in &m.events {
+            match events.get(e.name.as_str()) {
+                Some((other, timeout, span)) => {
+                    let differ = match (timeout, &e.timeout) {
+                        (Some(a), Some(b)) => a.duration != b.duration,
+                        _ => false,
+                    };
+                    if differ {
+                        let (a, b) = (timeout.map(|t| t.duration), e.timeout.map(|t| t.duration));
+                        out.push(
+                            Diagnostic::new(
+                                Code::TimeoutMismatch,
+                                format!("event `{}` has timeout {:?} in `{}` but {:?} in `{}`", e.name, b.unwrap_or_default(), m.name, a.unwrap_or_default(), spec.machine(*other).name),
+                            )
+                            .at(e.timeout.map_or(e.name.span, |t| t.span), "this timeout")
+                            .with(timeout.map_or(*span, |t| t.span), "differs from this one")
+                            .help("one event has one timeout in a composed app: make them equal or rename one event"),
+                        );
+                    } else {
+                        out.push(
+                            Diagnostic::new(Code::SharedEvent, format!("event `{}` is in both `{}` and `{}`; it is treated as one event", e.name, spec.machine(*other).name, m.name))
+                                .at(e.name.span, "declared again here")
+                                .with(*span, "first declared here"),
+                        );
+                    }
+                }
+                None => {
+                    events.insert(e.name.as_str(), (id, e.timeout, e.name.span));
+                }
+            }
+        }
+    }
+    let mut mapped: BTreeMap<(MachineId, crate::model::StateId), Span> = BTreeMap::new();
+    for edge in &app.mappings {
+        let (fm, fs) = edge.from;
+        let (tm, ts) = edge.to;
+        let from = spec.machine(fm).state(fs);
+        let to = spec.machine(tm).state(ts);
+        if let Some(first) = mapped.insert(edge.from, edge.from_span) {
+            out.push(
+                Diagnostic::new(Code::DuplicateMapping, format!("final state `{}` is mapped twice", from.name))
+                    .at(edge.from_span, "mapped again here")
+                    .with(first, "first mapped here")
+                    .help("a final state leads to exactly one start state"),
+            );
+        }
+        if !from.is_final {
+            out.push(
+                Diagnostic::new(Code::MappingFromNonFinal, format!("found non-final state `{}` specified in the transition mapping", from.name))
+                    .at(edge.from_span, format!("not a final state of `{}`", spec.machine(fm).name))
+                    .with(from.name.span, "declared here")
+                    .help("only a machine's final states can lead into another machine"),
+            );
+        }
+        if !to.start {
+            out.push(
+                Diagnostic::new(Code::MappingToNonStart, format!("found non-initial state `{}` specified in the transition mapping", to.name))
+                    .at(edge.to_span, format!("not a start state of `{}`", spec.machine(tm).name))
+                    .with(to.name.span, "declared here")
+                    .help("a mapping leads into a machine's start state"),
+            );
+        }
+    }
+    preconditions(spec, app, &mut out);
+
+    let composed = compose::chain(spec, app);
+    // Only a well-formed chain is worth re-checking; otherwise its errors would repeat the ones above.
+    if !out.iter().any(Diagnostic::is_error) {
+        for d in super::recheck(&composed) {
+            out.push(wrap(app, d));
+        }
+    }
+    (composed, out)
+}
+
+fn dedup(chain: &[(MachineId, Span)]) -> Vec<(MachineId, Span)> {
+    let mut seen = std::collections::BTreeSet::new();
+    chain.iter().copied().filter(|(id, _)| seen.insert(*id)).collect()
+}
+
+fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
+    for entry in compose::walk(spec, app) {
+        let m = spec.machine(entry.machine);
+        let start = m.state(entry.start);
+        let Some(via) = entry.via else { continue };
+        let edge = &app.mappings[via];
+        let missing: Vec<&str> =
+            start.requires.iter().map(|(k, _)| m.key(*k).name.as_str()).filter(|k| !entry.guaranteed.contains(*k)).collect();
+        if !missing.is_empty() {
+            let list = missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            let from = spec.machine(edge.from.0);
+            out.push(
+                Diagnostic::new(
+                    Code::PreconditionUnmet,
+                    format!("pre-condition {list} of `{}` is not guaranteed when it is entered from `{}`", m.name, from.state(edge.from.1).name),
+                )
+                .at(edge.span, "entered through this mapping")
+                .with(start.name.span, format!("`{}` requires {list}", start.name))
+                .help(format!("add {list} to `ensures` of `{}` or of a machine before it on this path", from.state(edge.from.1).name)),
+            );
+        }
+    }
+}
+
+/// A diagnostic about the composed machine, pointing at the component where the problem is and naming the app.
+fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
+    let mut w = Diagnostic::new(Code::ComposedCheck, format!("in the composed app `{}`: {}", app.name, d.message));
+    w.severity = d.severity;
+    w.primary = d.primary.clone();
+    w.secondary = d.secondary.clone();
+    w.secondary.push(crate::diag::Label { span: app.name.span, message: "composed here".into() });
+    w.help = d.help.clone();
+    w.notes = d.notes.clone();
+    w.notes.push(format!("the composed machine fails {} ({}) once the chain is applied", d.code.id(), d.code.name()));
+    w
+}

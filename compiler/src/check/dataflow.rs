@@ -1,0 +1,218 @@
+//! Synchronized data: pre-/post-conditions are where they belong, and every key a state reads (or a final
+//! state guarantees) is written on every path that reaches it: definite assignment over the state graph.
+//!
+//! A forward must-analysis: the keys available on entry to a state are the intersection, over its
+//! predecessors, of what they had plus what they wrote; start states begin with their pre-conditions. A reset
+//! round starts a new period, after which only cross-period keys carry over. Sets only shrink, so the worklist
+//! settles after O((states + transitions) × keys / 64) word operations.
+
+use super::graph::Graph;
+use crate::diag::{Code, Diagnostic};
+use crate::model::{KeyId, Machine, StateId};
+use std::collections::VecDeque;
+
+/// The keys Open Autonomy always provides; listing one as a condition is a mistake upstream rejects.
+pub const DEFAULT_KEYS: &[&str] =
+    &["round_count", "period_count", "all_participants", "nb_participants", "max_participants", "consensus_threshold", "safe_contract_address"];
+
+#[derive(Clone, PartialEq, Eq)]
+struct Bits(Vec<u64>);
+
+impl Bits {
+    fn empty(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    fn set(&mut self, k: KeyId) {
+        self.0[k.index() / 64] |= 1 << (k.index() % 64);
+    }
+    fn has(&self, k: KeyId) -> bool {
+        self.0[k.index() / 64] & (1 << (k.index() % 64)) != 0
+    }
+    fn and(&mut self, other: &Bits) {
+        self.0.iter_mut().zip(&other.0).for_each(|(a, b)| *a &= b);
+    }
+}
+
+pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
+    conditions(m, out);
+    if m.keys.is_empty() {
+        return;
+    }
+    let n = m.keys.len();
+    let mut used = vec![false; n];
+    for s in &m.states {
+        for (k, _) in s.reads.iter().chain(&s.writes).chain(&s.requires).chain(&s.ensures) {
+            used[k.index()] = true;
+        }
+    }
+    for (i, k) in m.keys.iter().enumerate() {
+        if !used[i] {
+            out.push(
+                Diagnostic::new(Code::UnusedKey, format!("key `{}` is never read, written or guaranteed", k.name))
+                    .at(k.name.span, "unused key")
+                    .help("use it in a state's `reads`/`writes`, or remove it"),
+            );
+        }
+    }
+    if !m.states.iter().any(|s| !s.reads.is_empty() || !s.ensures.is_empty()) {
+        return;
+    }
+
+    let cross = {
+        let mut b = Bits::empty(n);
+        for (i, k) in m.keys.iter().enumerate() {
+            if k.cross_period {
+                b.set(KeyId(i as u32));
+            }
+        }
+        b
+    };
+    // avail[s]: keys definitely available on entry to s; `None` until a path reaches s (the lattice's top).
+    let mut avail: Vec<Option<Bits>> = vec![None; m.states.len()];
+    let mut queue = VecDeque::new();
+    for s in m.start_states() {
+        let mut b = Bits::empty(n);
+        for (k, _) in &m.state(s).requires {
+            b.set(*k);
+        }
+        avail[s.index()] = Some(b);
+        queue.push_back(s);
+    }
+    let outgoing = m.outgoing();
+    let mut queued = vec![false; m.states.len()];
+    while let Some(s) = queue.pop_front() {
+        queued[s.index()] = false;
+        let Some(entry) = avail[s.index()].clone() else { continue };
+        let exit = exit_of(m, s, entry, &cross);
+        for &t in &outgoing[s.index()] {
+            let to = m.transitions[t].to;
+            let changed = match &mut avail[to.index()] {
+                slot @ None => {
+                    let mut b = exit.clone();
+                    // A start state re-entered keeps only what both its entry and this edge provide.
+                    if m.state(to).start {
+                        b.and(&requires_of(m, to, n));
+                    }
+                    *slot = Some(b);
+                    true
+                }
+                Some(cur) => {
+                    let before = cur.clone();
+                    cur.and(&exit);
+                    *cur != before
+                }
+            };
+            if changed && !queued[to.index()] {
+                queued[to.index()] = true;
+                queue.push_back(to);
+            }
+        }
+    }
+    for s in m.state_ids() {
+        let st = m.state(s);
+        let Some(entry) = &avail[s.index()] else { continue };
+        if !g.reachable[s.index()] {
+            continue;
+        }
+        for (k, span) in &st.reads {
+            if !entry.has(*k) {
+                out.push(
+                    Diagnostic::new(Code::ReadBeforeWrite, format!("state `{}` reads `{}`, which some path reaches without writing", st.name, m.key(*k).name))
+                        .at(*span, "read here")
+                        .with(m.key(*k).name.span, "declared here")
+                        .help(read_help(m, *k)),
+                );
+            }
+        }
+        let exit = exit_of(m, s, entry.clone(), &cross);
+        for (k, span) in &st.ensures {
+            if !exit.has(*k) {
+                out.push(
+                    Diagnostic::new(
+                        Code::PostconditionUnmet,
+                        format!("final state `{}` guarantees `{}`, but some path reaches it without writing it", st.name, m.key(*k).name),
+                    )
+                    .at(*span, "guaranteed here")
+                    .help(read_help(m, *k)),
+                );
+            }
+        }
+    }
+}
+
+fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
+    let mut b = Bits::empty(n);
+    for (k, _) in &m.state(s).requires {
+        b.set(*k);
+    }
+    b
+}
+
+fn exit_of(m: &Machine, s: StateId, mut entry: Bits, cross: &Bits) -> Bits {
+    let st = m.state(s);
+    if st.reset {
+        entry.and(cross);
+    }
+    for (k, _) in &st.writes {
+        entry.set(*k);
+    }
+    entry
+}
+
+fn read_help(m: &Machine, k: KeyId) -> String {
+    let key = &m.key(k).name;
+    if m.states.iter().any(|s| s.reset) && !m.key(k).cross_period {
+        format!("write `{key}` on every path to this state, require it on entry (`requires {key};`), or make it `cross_period` if it must survive a reset")
+    } else {
+        format!("write `{key}` on every path to this state, or require it on entry with `requires {key};` on the start state")
+    }
+}
+
+/// Pre-conditions only on start states, post-conditions only on finals, never the same key in both, and never
+/// a default key.
+fn conditions(m: &Machine, out: &mut Vec<Diagnostic>) {
+    let mut pre = std::collections::BTreeMap::new();
+    let mut post = std::collections::BTreeMap::new();
+    for st in &m.states {
+        for (k, span) in &st.requires {
+            if !st.start {
+                out.push(
+                    Diagnostic::new(Code::ConditionOnWrongState, format!("`requires` on `{}`, which is not a start state", st.name))
+                        .at(*span, "pre-conditions apply on entry to the machine")
+                        .help("move it to a start state, or use `reads`"),
+                );
+            }
+            pre.entry(*k).or_insert(*span);
+        }
+        for (k, span) in &st.ensures {
+            if !st.is_final {
+                out.push(
+                    Diagnostic::new(Code::ConditionOnWrongState, format!("`ensures` on `{}`, which is not a final state", st.name))
+                        .at(*span, "post-conditions apply on exit from the machine")
+                        .help("move it to a final state"),
+                );
+            }
+            post.entry(*k).or_insert(*span);
+        }
+    }
+    for (k, span) in &post {
+        if let Some(pre_span) = pre.get(k) {
+            out.push(
+                Diagnostic::new(Code::ConditionOverlap, format!("key `{}` is both a pre-condition and a post-condition", m.key(*k).name))
+                    .at(*span, "post-condition")
+                    .with(*pre_span, "pre-condition")
+                    .help("a key required on entry is still there on exit: drop it from `ensures`"),
+            );
+        }
+    }
+    for (k, span) in pre.iter().chain(&post) {
+        let name = &m.key(*k).name;
+        if DEFAULT_KEYS.contains(&name.as_str()) {
+            out.push(
+                Diagnostic::new(Code::DefaultKeyAsCondition, format!("`{name}` is a default key and cannot be a condition"))
+                    .at(*span, "always present")
+                    .help("default keys are always available: remove it from the condition"),
+            );
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Graph checks with petgraph: reachability from the start states, dead ends, paths to a final state,
+//! unused and never-handled events. Every pass is linear in states plus transitions.
+
+use crate::diag::{Code, Diagnostic};
+use crate::model::{Machine, Profile, StateId};
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::{Bfs, Reversed};
+
+/// Facts later checks reuse.
+pub(crate) struct Graph {
+    pub reachable: Vec<bool>,
+    pub coreachable: Vec<bool>,
+    pub graph: DiGraph<(), usize>,
+}
+
+impl Graph {
+    pub fn build(m: &Machine) -> Graph {
+        let mut graph = DiGraph::with_capacity(m.states.len(), m.transitions.len());
+        for _ in &m.states {
+            graph.add_node(());
+        }
+        for (i, t) in m.transitions.iter().enumerate() {
+            graph.add_edge(NodeIndex::new(t.from.index()), NodeIndex::new(t.to.index()), i);
+        }
+        let mut reachable = vec![false; m.states.len()];
+        for s in m.start_states() {
+            if reachable[s.index()] {
+                continue;
+            }
+            let mut bfs = Bfs::new(&graph, NodeIndex::new(s.index()));
+            while let Some(n) = bfs.next(&graph) {
+                reachable[n.index()] = true;
+            }
+        }
+        let mut coreachable = vec![false; m.states.len()];
+        let rev = Reversed(&graph);
+        for f in m.final_states() {
+            if coreachable[f.index()] {
+                continue;
+            }
+            let mut bfs = Bfs::new(rev, NodeIndex::new(f.index()));
+            while let Some(n) = bfs.next(rev) {
+                coreachable[n.index()] = true;
+            }
+        }
+        Graph { reachable, coreachable, graph }
+    }
+
+    pub fn out_degree(&self, s: StateId) -> usize {
+        self.graph.edges_directed(NodeIndex::new(s.index()), Direction::Outgoing).count()
+    }
+}
+
+pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
+    let g = Graph::build(m);
+    let has_start = m.start_states().next().is_some();
+    let has_final = m.final_states().next().is_some();
+    for s in m.state_ids() {
+        let st = m.state(s);
+        if has_start && !g.reachable[s.index()] {
+            out.push(
+                Diagnostic::new(Code::UnreachableState, format!("state `{}` is unreachable", st.name))
+                    .at(st.name.span, "no path from any start state leads here")
+                    .help("add a transition into it, mark it `start`, or remove it"),
+            );
+        }
+        if !st.is_final && g.out_degree(s) == 0 {
+            let help = if m.profile == Profile::Staged {
+                "give it a next stage `A -> B;`, or mark it `final`"
+            } else {
+                "add a transition out of it, or mark it `final`"
+            };
+            out.push(
+                Diagnostic::new(Code::DeadEnd, format!("state `{}` is a dead end", st.name))
+                    .at(st.name.span, "not final, and no transition leaves it")
+                    .help(help)
+                    .note("a machine that enters this state can never move again"),
+            );
+        } else if has_final && !st.is_final && g.reachable[s.index()] && !g.coreachable[s.index()] {
+            out.push(
+                Diagnostic::new(Code::NoPathToFinal, format!("state `{}` cannot reach a final state", st.name))
+                    .at(st.name.span, "every path from here loops forever")
+                    .help("add a transition towards a final state"),
+            );
+        }
+    }
+    let mut used = vec![false; m.events.len()];
+    let mut live = vec![false; m.events.len()];
+    for t in &m.transitions {
+        if let Some(e) = t.event {
+            used[e.index()] = true;
+            live[e.index()] |= g.reachable[t.from.index()];
+        }
+    }
+    for (i, e) in m.events.iter().enumerate() {
+        if !used[i] {
+            out.push(
+                Diagnostic::new(Code::UnusedEvent, format!("event `{}` is never used", e.name))
+                    .at(e.name.span, "no transition uses this event")
+                    .help("use it in a transition or remove it"),
+            );
+        } else if has_start && !live[i] && m.profile != Profile::Dialogue {
+            // Dialogues report this as an unreachable performative instead.
+            out.push(
+                Diagnostic::new(Code::EventNeverHandled, format!("event `{}` can never be handled", e.name))
+                    .at(e.name.span, "only unreachable states handle this event")
+                    .help("make one of those states reachable, or remove the event"),
+            );
+        }
+    }
+    g
+}

@@ -1,0 +1,63 @@
+//! Stage 3: validation. Every check runs on every machine and app, diagnostics accumulate, and lint levels are
+//! applied per machine. Only this stage constructs a [`Checked`] model.
+
+mod compose;
+mod dataflow;
+mod graph;
+mod names;
+mod profiles;
+mod rounds;
+mod structure;
+
+use crate::compose::Composed;
+use crate::diag::{Code, Diagnostic};
+use crate::model::{Checked, Machine, Spec};
+
+/// What checking found: the diagnostics, and the checked model when there were no errors.
+#[derive(Debug)]
+pub struct Report {
+    pub checked: Option<Checked>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Runs every check on the spec. Lints are already levelled per machine; diagnostics are sorted.
+pub fn check(spec: Spec) -> Report {
+    let mut diags = Vec::new();
+    for m in &spec.machines {
+        diags.extend(check_machine(m).into_iter().filter_map(|d| m.lints.apply(d)));
+    }
+    let mut composed = Vec::new();
+    for app in &spec.apps {
+        let (result, found) = compose::check(&spec, app);
+        diags.extend(found.into_iter().filter_map(|d| app.lints.apply(d)));
+        composed.push(result);
+    }
+    let diagnostics = crate::diag::finish(diags);
+    let checked = if diagnostics.iter().any(Diagnostic::is_error) { None } else { Some(Checked { spec, composed }) };
+    Report { checked, diagnostics }
+}
+
+/// Every check that applies to one machine on its own (also run on each composed app).
+pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    structure::check(m, &mut out);
+    if m.states.is_empty() {
+        return out;
+    }
+    names::check(m, &mut out);
+    let graph = if m.incomplete { graph::Graph::build(m) } else { graph::check(m, &mut out) };
+    rounds::check(m, &mut out);
+    dataflow::check(m, &graph, &mut out);
+    profiles::check(m, &graph, &mut out);
+    // Upstream checks naming only once everything else passes; so do we, so a broken spec is not buried in
+    // naming noise.
+    if !out.iter().any(|d| d.is_error() && !matches!(d.code, Code::StateNaming | Code::AppNaming)) {
+        names::naming(m, &mut out);
+    }
+    out
+}
+
+/// Exposed for the composed re-check.
+pub(crate) fn recheck(c: &Composed) -> Vec<Diagnostic> {
+    check_machine(&c.machine)
+}

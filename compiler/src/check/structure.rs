@@ -1,0 +1,108 @@
+//! Structure checks: start and final states, transitions out of finals, duplicate and conflicting transitions,
+//! empty machines.
+
+use crate::diag::{Code, Diagnostic};
+use crate::model::{Machine, Origin};
+use std::collections::BTreeMap;
+
+pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
+    if m.states.is_empty() {
+        out.push(
+            Diagnostic::new(Code::EmptyMachine, format!("machine `{}` declares no states", m.name))
+                .at(m.name.span, "this machine is empty")
+                .help("declare states with `start default state A;` and `final state Done;`"),
+        );
+        return;
+    }
+    let defaults: Vec<_> = m.state_ids().filter(|s| m.state(*s).default_start).collect();
+    match defaults.as_slice() {
+        [] => {
+            let starts: Vec<_> = m.start_states().collect();
+            let d = Diagnostic::new(Code::NoDefaultStart, format!("machine `{}` has no default start state", m.name));
+            out.push(match starts.as_slice() {
+                [] => d.at(m.name.span, "no state is marked `start`").help("mark the entry state: `start default state A;`"),
+                many => many.iter().fold(d.at(m.name.span, "several start states, none marked `default`"), |d, s| {
+                    d.with(m.state(*s).name.span, "a start state")
+                })
+                .help("mark exactly one start state `default`"),
+            });
+        }
+        [_] => {}
+        [first, rest @ ..] => {
+            for s in rest {
+                out.push(
+                    Diagnostic::new(Code::MultipleDefaultStarts, format!("machine `{}` has more than one default start state", m.name))
+                        .at(m.state(*s).name.span, "another default start")
+                        .with(m.state(*first).name.span, "first default start")
+                        .help("keep `default` on exactly one start state"),
+                );
+            }
+        }
+    }
+    for s in m.state_ids() {
+        let st = m.state(s);
+        if st.start && st.is_final {
+            out.push(
+                Diagnostic::new(Code::StartIsFinal, format!("state `{}` is both a start state and a final state", st.name))
+                    .at(st.name.span, "start and final")
+                    .help("a machine that ends where it starts does nothing: split the state in two"),
+            );
+        }
+    }
+    if m.transitions.is_empty() {
+        let at = if m.origin == Origin::OaYaml { m.span } else { m.name.span };
+        out.push(
+            Diagnostic::new(Code::NoTransitions, format!("machine `{}` has no transitions", m.name))
+                .at(at, "empty transition table")
+                .help("add transitions `(State, EVENT) -> Next;`"),
+        );
+    }
+    // Group by (state, event): duplicates and conflicts. Direct transitions (no event) may fan out.
+    let mut groups: BTreeMap<(u32, Option<u32>), Vec<usize>> = BTreeMap::new();
+    for (i, t) in m.transitions.iter().enumerate() {
+        let from = m.state(t.from);
+        if from.is_final {
+            out.push(
+                Diagnostic::new(Code::TransitionFromFinal, format!("final state `{}` has an outgoing transition", from.name))
+                    .at(t.span, "transition out of a final state")
+                    .with(from.name.span, "declared final here")
+                    .help("a final state ends the machine: remove the transition or make the state non-final"),
+            );
+        }
+        groups.entry((t.from.0, t.event.map(|e| e.0))).or_default().push(i);
+    }
+    for ((_, event), list) in groups {
+        for (k, &i) in list.iter().enumerate() {
+            let t = &m.transitions[i];
+            for &j in &list[..k] {
+                let prev = &m.transitions[j];
+                let same_guards = prev.guards.len() == t.guards.len()
+                    && prev.guards.iter().zip(&t.guards).all(|(a, b)| a.negated == b.negated && a.name.text == b.name.text);
+                if prev.to == t.to && same_guards {
+                    out.push(
+                        Diagnostic::new(Code::DuplicateTransition, "this transition is written twice")
+                            .at(t.span, "duplicate")
+                            .with(prev.span, "first written here")
+                            .help("remove one of them"),
+                    );
+                    break;
+                }
+                // With an event, an unguarded transition always fires: anything after it on the same pair is dead,
+                // and two unguarded ones are a conflict (which one wins?).
+                if event.is_some() && prev.guards.is_empty() && prev.to != t.to {
+                    let ev = t.event.map_or("", |e| m.event(e).name.as_str());
+                    out.push(
+                        Diagnostic::new(
+                            Code::ConflictingTransition,
+                            format!("`({}, {ev})` leads to both `{}` and `{}`", m.state(t.from).name, m.state(prev.to).name, m.state(t.to).name),
+                        )
+                        .at(t.span, "conflicting transition")
+                        .with(prev.span, "this unguarded transition always fires first")
+                        .help("keep one target, or guard the first transition with `if condition`"),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+}

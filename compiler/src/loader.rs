@@ -1,0 +1,247 @@
+//! The loader: the only part of the library that reads files. It reads the entry spec and, transitively, every
+//! file it imports (`.fsm` or Open Autonomy YAML), refusing absolute paths and paths that leave the allowed
+//! roots, reporting missing files and import cycles, and remembering every file read (the macro turns that list
+//! into `include_str!`s so that editing any of them rebuilds the crate).
+
+use crate::diag::{Code, Diagnostic};
+use crate::resolve::{Syntax, Unit};
+use crate::source::{SourceMap, Span};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// Files larger than this are refused: the largest real specs are a few hundred kilobytes, and a 100k-state
+/// synthetic spec is about 20 MiB.
+pub const MAX_FILE_SIZE: u64 = 32 * 1024 * 1024;
+
+/// Where imports may come from.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    /// Directories searched, in order, for an import not found next to the importing file.
+    pub search_paths: Vec<PathBuf>,
+    /// Directories files may be read from (besides the search paths). Empty means "the entry file's directory".
+    pub roots: Vec<PathBuf>,
+    /// Paths are shown relative to this directory when possible.
+    pub display_base: Option<PathBuf>,
+}
+
+/// Everything read for one compilation.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sources: SourceMap,
+    pub units: Vec<Unit>,
+    /// Index of the entry unit in `units`, if the entry file could be read.
+    pub entry: Option<usize>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every file read, as absolute paths, in the order read.
+    pub files_read: Vec<PathBuf>,
+}
+
+/// Why the entry file itself could not be used: a usage problem (exit code 2), not a spec error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryError {
+    pub path: String,
+    pub message: String,
+}
+
+/// Loads `entry` and everything it imports.
+pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
+    let entry_abs = absolute(entry);
+    let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
+    if roots.is_empty() {
+        roots.push(entry_abs.parent().map(Path::to_path_buf).unwrap_or_default());
+    }
+    roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
+    let mut l = Loader { opts, roots, out: Loaded::default(), by_path: BTreeMap::new(), stack: Vec::new() };
+    let text = read_text(&entry_abs).map_err(|message| EntryError { path: l.display(&entry_abs), message })?;
+    l.out.entry = Some(l.add(&entry_abs, text));
+    Ok(l.out)
+}
+
+/// Loads a spec given as text (the `fsm!` macro's inline form), resolving its imports against `base_dir`.
+pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> Loaded {
+    let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
+    if roots.is_empty() {
+        roots.push(absolute(base_dir));
+    }
+    roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
+    let mut l = Loader { opts, roots, out: Loaded::default(), by_path: BTreeMap::new(), stack: Vec::new() };
+    let virtual_path = absolute(base_dir).join(name);
+    l.out.entry = Some(l.add_virtual(&virtual_path, name.to_string(), text.to_string()));
+    l.out
+}
+
+struct Loader<'a> {
+    opts: &'a LoadOptions,
+    roots: Vec<PathBuf>,
+    out: Loaded,
+    by_path: BTreeMap<PathBuf, usize>,
+    /// Files being loaded, innermost last: an import of one of these is a cycle.
+    stack: Vec<PathBuf>,
+}
+
+impl Loader<'_> {
+    fn display(&self, path: &Path) -> String {
+        let base = self.opts.display_base.as_deref().map(absolute);
+        let shown = base.as_deref().and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+        shown.to_string_lossy().replace('\\', "/")
+    }
+
+    fn add(&mut self, path: &Path, text: String) -> usize {
+        self.out.files_read.push(path.to_path_buf());
+        let display = self.display(path);
+        self.add_virtual(path, display, text)
+    }
+
+    fn add_virtual(&mut self, path: &Path, display: String, text: String) -> usize {
+        let file = self.out.sources.add(display, text);
+        let index = self.out.units.len();
+        self.by_path.insert(path.to_path_buf(), index);
+        let text = self.out.sources.get(file).map(|f| f.text.clone()).unwrap_or_default();
+        let is_yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"));
+        let (syntax, diags) = if is_yaml {
+            let (spec, diags) = crate::oa::parse(file, &text);
+            (spec.map(Syntax::Oa), diags)
+        } else {
+            let (ast, diags) = crate::syntax::parse(file, &text);
+            (ast.map(Syntax::Fsm), diags)
+        };
+        self.out.diagnostics.extend(diags);
+        // A file that does not parse still takes part, empty, so that importers resolve what they can.
+        let syntax = syntax.unwrap_or(Syntax::Fsm(Default::default()));
+        self.out.units.push(Unit { file, syntax, imports: Vec::new() });
+        let imports: Vec<(String, Span)> = match &self.out.units[index].syntax {
+            Syntax::Fsm(f) => f.imports.iter().map(|i| (i.path.clone(), i.path_span)).collect(),
+            Syntax::Oa(_) => Vec::new(),
+        };
+        self.stack.push(path.to_path_buf());
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mut resolved = Vec::with_capacity(imports.len());
+        for (import, span) in imports {
+            resolved.push(self.import(&dir, &import, span));
+        }
+        self.stack.pop();
+        self.out.units[index].imports = resolved;
+        index
+    }
+
+    fn import(&mut self, dir: &Path, import: &str, span: Span) -> Option<usize> {
+        let rel = Path::new(import);
+        if rel.is_absolute() || import.starts_with('/') || import.starts_with('\\') || rel.components().any(|c| matches!(c, Component::Prefix(_))) {
+            self.out.diagnostics.push(
+                Diagnostic::new(Code::ImportOutsideRoots, format!("import path `{import}` is absolute"))
+                    .at(span, "absolute paths are not allowed")
+                    .help("write the path relative to this file, or add its directory as a search path (`-I DIR`)"),
+            );
+            return None;
+        }
+        let mut candidates = vec![normalize(&dir.join(rel))];
+        candidates.extend(self.opts.search_paths.iter().map(|p| normalize(&absolute(p).join(rel))));
+        let mut outside = None;
+        for c in candidates {
+            if !self.roots.iter().any(|r| c.starts_with(normalize(r))) {
+                outside.get_or_insert(c);
+                continue;
+            }
+            if !c.is_file() {
+                continue;
+            }
+            if let Some(pos) = self.stack.iter().position(|p| *p == c) {
+                let cycle: Vec<String> = self.stack[pos..].iter().chain(std::iter::once(&c)).map(|p| self.display(p)).collect();
+                self.out.diagnostics.push(
+                    Diagnostic::new(Code::ImportCycle, format!("import cycle: {}", cycle.join(" → ")))
+                        .at(span, "this import closes the cycle")
+                        .help("move what both files need into a third file that neither imports"),
+                );
+                return None;
+            }
+            if let Some(&u) = self.by_path.get(&c) {
+                return Some(u);
+            }
+            return match read_text(&c) {
+                Ok(text) => Some(self.add(&c, text)),
+                Err(message) => {
+                    self.out.diagnostics.push(
+                        Diagnostic::new(Code::Io, format!("cannot import `{import}`: {message}")).at(span, "imported here"),
+                    );
+                    None
+                }
+            };
+        }
+        if outside.is_some() {
+            self.out.diagnostics.push(
+                Diagnostic::new(Code::ImportOutsideRoots, format!("import path `{import}` leaves the allowed directories"))
+                    .at(span, "resolves outside the spec's roots")
+                    .help("add the directory that holds it as a search path (`-I DIR`, or `search = [...]` in the macro)"),
+            );
+        } else {
+            let mut searched = vec![self.display(dir)];
+            searched.extend(self.opts.search_paths.iter().map(|p| self.display(&absolute(p))));
+            self.out.diagnostics.push(
+                Diagnostic::new(Code::ImportNotFound, format!("cannot find imported file `{import}`"))
+                    .at(span, "not found")
+                    .help(format!("searched: {}", searched.join(", "))),
+            );
+        }
+        None
+    }
+}
+
+/// Reads a spec file as text, or says in one line why it cannot be used.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| io_message(&e))?;
+    if meta.is_dir() {
+        return Err("is a directory".into());
+    }
+    if meta.len() > MAX_FILE_SIZE {
+        return Err(format!("file is larger than {} MiB", MAX_FILE_SIZE / 1024 / 1024));
+    }
+    let bytes = std::fs::read(path).map_err(|e| io_message(&e))?;
+    if bytes.contains(&0) {
+        return Err("is a binary file, not a spec".into());
+    }
+    let text = String::from_utf8(bytes).map_err(|e| format!("is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))?;
+    if text.trim().is_empty() {
+        return Err("file is empty".into());
+    }
+    Ok(text)
+}
+
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
+/// An absolute path without touching the file system (no symlink resolution: roots are compared lexically).
+pub fn absolute(p: &Path) -> PathBuf {
+    let joined = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
+    normalize(&joined)
+}
+
+/// Removes `.` and resolves `..` lexically.
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(normalize(Path::new("/a/b/../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+}
