@@ -22,6 +22,8 @@ pub struct Compilation {
     pub diagnostics: Vec<Diagnostic>,
     /// Present when there were no errors.
     pub checked: Option<Checked>,
+    /// The resolved model when checking found errors (absent when the entry file could not be parsed).
+    pub spec: Option<crate::model::Spec>,
     pub files_read: Vec<PathBuf>,
 }
 
@@ -43,16 +45,42 @@ pub fn compile_str(name: &str, text: &str, base_dir: &Path, opts: &Options) -> C
 }
 
 fn finish(loaded: Loaded, opts: &Options) -> Compilation {
-    let Loaded { sources, units, entry, diagnostics: mut diags, files_read } = loaded;
+    let Loaded {
+        sources,
+        units,
+        entry,
+        diagnostics: mut diags,
+        files_read,
+    } = loaded;
     let Some(entry) = entry else {
-        return Compilation { sources, diagnostics: crate::diag::finish(diags), checked: None, files_read };
+        return Compilation {
+            sources,
+            diagnostics: crate::diag::finish(diags),
+            checked: None,
+            spec: None,
+            files_read,
+        };
     };
     let (spec, resolve_diags) = crate::resolve::resolve(&units, entry, &opts.lints);
     diags.extend(resolve_diags);
-    let Report { checked, diagnostics } = check::check(spec);
+    let Report {
+        checked,
+        diagnostics,
+        unchecked,
+    } = check::check(spec);
     diags.extend(diagnostics);
     let diagnostics = crate::diag::finish(diags);
     // Errors found before checking (syntax, imports, names) also withhold the checked model.
-    let checked = if diagnostics.iter().any(Diagnostic::is_error) { None } else { checked };
-    Compilation { sources, diagnostics, checked, files_read }
+    let (checked, spec) = match checked {
+        Some(c) if diagnostics.iter().any(Diagnostic::is_error) => (None, Some(c.spec)),
+        Some(c) => (Some(c), None),
+        None => (None, unchecked),
+    };
+    Compilation {
+        sources,
+        diagnostics,
+        checked,
+        spec,
+        files_read,
+    }
 }

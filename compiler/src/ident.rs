@@ -1,8 +1,23 @@
 //! How spec names become Rust identifiers. Shared by the collision check and the code generator, so the
 //! check predicts exactly what codegen will emit.
 
+/// Characters that cannot appear in an identifier become `_` (Open Autonomy YAML names are free text), so the
+/// result is always a valid identifier; two names that then collide are reported by the checks.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// `NO_MAJORITY` → `NoMajority`, `registration_round` → `RegistrationRound`, `RegistrationRound` unchanged.
 pub fn camel(name: &str) -> String {
+    let name = &sanitize(name);
     let mut out = String::with_capacity(name.len());
     let all_caps = !name.chars().any(|c| c.is_ascii_lowercase());
     for part in name.split('_').filter(|p| !p.is_empty()) {
@@ -24,11 +39,13 @@ pub fn camel(name: &str) -> String {
 
 /// `RegistrationRound` → `registration_round`, `NO_MAJORITY` → `no_majority`.
 pub fn snake(name: &str) -> String {
+    let name = &sanitize(name);
     let mut out = String::with_capacity(name.len() + 4);
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_uppercase() {
-            let prev_lower = i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
             let prev_upper = i > 0 && chars[i - 1].is_ascii_uppercase();
             if i > 0 && !out.ends_with('_') && (prev_lower || (prev_upper && next_lower)) {
@@ -52,10 +69,56 @@ pub fn snake(name: &str) -> String {
 pub fn is_keyword(s: &str) -> bool {
     matches!(
         s,
-        "as" | "break" | "const" | "continue" | "crate" | "else" | "enum" | "extern" | "false" | "fn" | "for" | "if" | "impl" | "in"
-            | "let" | "loop" | "match" | "mod" | "move" | "mut" | "pub" | "ref" | "return" | "self" | "Self" | "static" | "struct"
-            | "super" | "trait" | "true" | "type" | "unsafe" | "use" | "where" | "while" | "async" | "await" | "dyn" | "abstract"
-            | "become" | "box" | "do" | "final" | "macro" | "override" | "priv" | "typeof" | "unsized" | "virtual" | "yield" | "try"
+        "as" | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "pub"
+            | "ref"
+            | "return"
+            | "self"
+            | "Self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "type"
+            | "unsafe"
+            | "use"
+            | "where"
+            | "while"
+            | "async"
+            | "await"
+            | "dyn"
+            | "abstract"
+            | "become"
+            | "box"
+            | "do"
+            | "final"
+            | "macro"
+            | "override"
+            | "priv"
+            | "typeof"
+            | "unsized"
+            | "virtual"
+            | "yield"
+            | "try"
             | "gen"
     )
 }
@@ -71,6 +134,9 @@ mod tests {
         assert_eq!(camel("registration_round"), "RegistrationRound");
         assert_eq!(camel("cfp"), "Cfp");
         assert_eq!(camel("_"), "X");
+        // Free-text names from YAML still give identifiers.
+        assert_eq!(camel("Foo-Bar round"), "FooBarRound");
+        assert_eq!(snake("Foo-Bar"), "foo_bar");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod syntax;
 pub mod oa;
 pub mod check;
 pub mod compose;
+pub mod export;
 pub mod ident;
 pub mod model;
 pub mod resolve;
@@ -17,4 +18,6 @@ pub mod driver;
 pub mod loader;
 
 pub use driver::{Compilation, Options, compile, compile_str};
+#[cfg(feature = "cli")]
 pub mod cli;
+pub mod codegen;

@@ -1,1 +1,221 @@
 //! The `include_fsm!` and `fsm!` procedural macros: a thin shell over the fsmc compiler library.
+//!
+//! All the work happens in `fsmc`; this crate only parses the macro's arguments, resolves paths against the
+//! crate being compiled, turns diagnostics into `compile_error!`s on the argument literal, and makes every file
+//! read a build input (via `include_str!`), so editing a spec or anything it imports rebuilds the crate.
+
+use fsmc::diag::{Code, Diagnostic, Level, render};
+use fsmc::loader::{LoadOptions, absolute, normalize};
+use fsmc::{Compilation, Options};
+use proc_macro::TokenStream;
+use proc_macro2::Span;
+use quote::{quote, quote_spanned};
+use std::path::{Path, PathBuf};
+use syn::parse::{Parse, ParseStream};
+use syn::{Ident, LitStr, Token};
+
+/// Generates the Rust for a `.fsm` spec (or an Open Autonomy `fsm_specification.yaml`).
+///
+/// ```ignore
+/// fsmc_runtime::include_fsm!("specs/oracle.fsm");
+/// fsmc_runtime::include_fsm!("specs/oracle.fsm", search = ["vendor/specs"], deny_warnings);
+/// ```
+///
+/// The path is relative to the crate's `Cargo.toml`; it may not be absolute or leave the workspace. A spec with
+/// errors becomes `compile_error!`s showing each diagnostic (`--> specs/x.fsm:12:5` with the source line), plus
+/// the machines' `State`/`Event` enums so the rest of the crate does not drown in follow-on errors.
+#[proc_macro]
+pub fn include_fsm(input: TokenStream) -> TokenStream {
+    let args = syn::parse_macro_input!(input as Args);
+    expand(&args, Source::File).into()
+}
+
+/// Generates the Rust for a spec written inline, as a string literal (handy in doctests and small tests).
+///
+/// ```ignore
+/// fsmc_runtime::fsm!(r#"
+///     machine Door {
+///         event OPEN, CLOSE;
+///         start default state Closed;
+///         state Opened;
+///         (Closed, OPEN) -> Opened;
+///         (Opened, CLOSE) -> Closed;
+///     }
+/// "#);
+/// ```
+#[proc_macro]
+pub fn fsm(input: TokenStream) -> TokenStream {
+    let args = syn::parse_macro_input!(input as Args);
+    expand(&args, Source::Inline).into()
+}
+
+enum Source {
+    File,
+    Inline,
+}
+
+struct Args {
+    lit: LitStr,
+    search: Vec<LitStr>,
+    deny_warnings: bool,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let lit: LitStr = input.parse()?;
+        let mut args = Args {
+            lit,
+            search: Vec::new(),
+            deny_warnings: false,
+        };
+        while input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+            if input.is_empty() {
+                break;
+            }
+            let key: Ident = input.parse()?;
+            match key.to_string().as_str() {
+                "deny_warnings" => args.deny_warnings = true,
+                "search" => {
+                    input.parse::<Token![=]>()?;
+                    let content;
+                    syn::bracketed!(content in input);
+                    let list = content.parse_terminated(|p| p.parse::<LitStr>(), Token![,])?;
+                    args.search.extend(list);
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!(
+                            "unknown option `{other}`: expected `search = [\"dir\", …]` or `deny_warnings`"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(args)
+    }
+}
+
+fn error(span: Span, message: &str) -> proc_macro2::TokenStream {
+    quote_spanned!(span=> ::core::compile_error!(#message);)
+}
+
+/// The directory paths may not leave: the workspace root (the nearest ancestor whose Cargo.toml declares
+/// `[workspace]`), else the crate's own directory.
+fn root_of(manifest: &Path) -> PathBuf {
+    let mut dir = Some(manifest);
+    while let Some(d) = dir {
+        if std::fs::read_to_string(d.join("Cargo.toml")).is_ok_and(|t| t.contains("[workspace]")) {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    manifest.to_path_buf()
+}
+
+/// Resolves a path argument against the manifest directory, refusing absolute paths and escapes.
+fn resolve(
+    manifest: &Path,
+    root: &Path,
+    lit: &LitStr,
+) -> Result<PathBuf, proc_macro2::TokenStream> {
+    let raw = lit.value();
+    let rel = Path::new(&raw);
+    if rel.is_absolute() || raw.starts_with('/') || raw.starts_with('\\') {
+        return Err(error(
+            lit.span(),
+            &format!(
+                "fsmc: `{raw}` is an absolute path; write it relative to the crate's Cargo.toml"
+            ),
+        ));
+    }
+    let full = normalize(&manifest.join(rel));
+    if !full.starts_with(root) {
+        return Err(error(
+            lit.span(),
+            &format!("fsmc: `{raw}` leaves the workspace (`{}`)", root.display()),
+        ));
+    }
+    Ok(full)
+}
+
+fn expand(args: &Args, source: Source) -> proc_macro2::TokenStream {
+    let Some(manifest) = std::env::var_os("CARGO_MANIFEST_DIR").map(|d| absolute(Path::new(&d)))
+    else {
+        return error(
+            args.lit.span(),
+            "fsmc: CARGO_MANIFEST_DIR is not set; build with cargo",
+        );
+    };
+    let root = root_of(&manifest);
+    let mut search = Vec::new();
+    for s in &args.search {
+        match resolve(&manifest, &root, s) {
+            Ok(p) => search.push(p),
+            Err(e) => return e,
+        }
+    }
+    let mut opts = Options {
+        load: LoadOptions {
+            search_paths: search,
+            roots: vec![root.clone()],
+            display_base: Some(manifest.clone()),
+        },
+        ..Options::default()
+    };
+    if args.deny_warnings {
+        for code in Code::ALL.iter().filter(|c| c.is_lint()) {
+            if opts.lints.level(*code) == Some(Level::Warn) {
+                opts.lints.set(*code, Level::Deny);
+            }
+        }
+    }
+    let compilation = match source {
+        Source::File => {
+            let path = match resolve(&manifest, &root, &args.lit) {
+                Ok(p) => p,
+                Err(e) => return e,
+            };
+            match fsmc::compile(&path, &opts) {
+                Ok(c) => c,
+                Err(e) => {
+                    return error(
+                        args.lit.span(),
+                        &format!("fsmc: cannot read `{}`: {}", e.path, e.message),
+                    );
+                }
+            }
+        }
+        Source::Inline => fsmc::compile_str("<fsm! input>", &args.lit.value(), &manifest, &opts),
+    };
+    output(args, &compilation)
+}
+
+fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
+    // Every file read becomes a build input: editing any of them re-runs this macro.
+    let tracked = c
+        .files_read
+        .iter()
+        .filter_map(|p| p.to_str())
+        .map(|p| quote! { const _: &str = ::core::include_str!(#p); });
+    let tracked = quote! { #(#tracked)* };
+    match &c.checked {
+        Some(checked) => {
+            let code = fsmc::codegen::generate(checked);
+            quote! { #tracked #code }
+        }
+        None => {
+            let errors: Vec<&Diagnostic> = c.diagnostics.iter().filter(|d| d.is_error()).collect();
+            let mut out = tracked;
+            for d in errors {
+                let text = render::human(&c.sources, std::slice::from_ref(d), false);
+                out.extend(error(args.lit.span(), text.trim_end()));
+            }
+            if let Some(spec) = &c.spec {
+                out.extend(fsmc::codegen::skeleton(spec));
+            }
+            out
+        }
+    }
+}

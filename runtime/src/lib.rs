@@ -48,5 +48,5 @@ pub mod transition;
 // them as `::fsmc_runtime::Machine` without depending on the module layout.
 pub use transition::{InvalidTarget, InvalidTransition, Machine, run};
 
-// The user-facing macros will be re-exported here once the lead wires the dependency in:
-// pub use fsmc_macros::{fsm, include_fsm};
+// The user-facing macros: one dependency gives a crate the macros and what their expansion links against.
+pub use fsmc_macros::{fsm, include_fsm};

@@ -18,13 +18,19 @@ use crate::model::{Checked, Machine, Spec};
 pub struct Report {
     pub checked: Option<Checked>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The model that failed, kept for tools that still want its names (the macro's skeleton).
+    pub unchecked: Option<Spec>,
 }
 
 /// Runs every check on the spec. Lints are already levelled per machine; diagnostics are sorted.
 pub fn check(spec: Spec) -> Report {
     let mut diags = Vec::new();
     for m in &spec.machines {
-        diags.extend(check_machine(m).into_iter().filter_map(|d| m.lints.apply(d)));
+        diags.extend(
+            check_machine(m)
+                .into_iter()
+                .filter_map(|d| m.lints.apply(d)),
+        );
     }
     let mut composed = Vec::new();
     for app in &spec.apps {
@@ -33,8 +39,19 @@ pub fn check(spec: Spec) -> Report {
         composed.push(result);
     }
     let diagnostics = crate::diag::finish(diags);
-    let checked = if diagnostics.iter().any(Diagnostic::is_error) { None } else { Some(Checked { spec, composed }) };
-    Report { checked, diagnostics }
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        Report {
+            checked: None,
+            diagnostics,
+            unchecked: Some(spec),
+        }
+    } else {
+        Report {
+            checked: Some(Checked { spec, composed }),
+            diagnostics,
+            unchecked: None,
+        }
+    }
 }
 
 /// Every check that applies to one machine on its own (also run on each composed app).
@@ -45,13 +62,22 @@ pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
         return out;
     }
     names::check(m, &mut out);
-    let graph = if m.incomplete { graph::Graph::build(m) } else { graph::check(m, &mut out) };
+    // Graph facts are consequences of one reported problem when transitions were dropped (`incomplete`) or
+    // none were written (E0208): every state would be a dead end or unreachable and every event unused.
+    let graph = if m.incomplete || m.transitions.is_empty() {
+        graph::Graph::build(m)
+    } else {
+        graph::check(m, &mut out)
+    };
     rounds::check(m, &mut out);
     dataflow::check(m, &graph, &mut out);
     profiles::check(m, &graph, &mut out);
     // Upstream checks naming only once everything else passes; so do we, so a broken spec is not buried in
     // naming noise.
-    if !out.iter().any(|d| d.is_error() && !matches!(d.code, Code::StateNaming | Code::AppNaming)) {
+    if !out
+        .iter()
+        .any(|d| d.is_error() && !matches!(d.code, Code::StateNaming | Code::AppNaming))
+    {
         names::naming(m, &mut out);
     }
     out

@@ -161,6 +161,16 @@ impl<P: Ord + Clone> Participants<P> {
     }
 }
 
+/// Submits the payload `make` produces. Generated code hands a behaviour's result over through this, so a
+/// payload of any type (including `()`) goes in the same way.
+pub fn submit_from<R: Round + ?Sized>(
+    round: &mut R,
+    who: R::Participant,
+    make: impl FnOnce() -> R::Payload,
+) -> Result<(), RoundError> {
+    round.submit(who, make())
+}
+
 /// What every round kind offers, so generated code and helpers can drive any round the same way.
 pub trait Round {
     /// The type identifying an agent.
