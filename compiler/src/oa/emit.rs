@@ -30,12 +30,18 @@ struct Analysis {
 
 fn analyze(s: &[char]) -> Analysis {
     if s.is_empty() {
-        return Analysis { empty: true, multiline: false, allow_block_plain: true, allow_single_quoted: true };
+        return Analysis {
+            empty: true,
+            multiline: false,
+            allow_block_plain: true,
+            allow_single_quoted: true,
+        };
     }
     let text: String = s.iter().collect();
     let mut block_indicators = text.starts_with("---") || text.starts_with("...");
     let (mut line_breaks, mut special) = (false, false);
-    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) = (false, false, false, false);
+    let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) =
+        (false, false, false, false);
     let (mut break_space, mut space_break) = (false, false);
     let (mut previous_space, mut previous_break) = (false, false);
     let mut preceded_by_ws = true;
@@ -67,7 +73,8 @@ fn analyze(s: &[char]) -> Analysis {
         preceded_by_ws = is_space_or_end(c);
         followed_by_ws = s.get(i + 2).is_none_or(|&n| is_space_or_end(n));
     }
-    let mut allow_block_plain = !(leading_space || leading_break || trailing_space || trailing_break);
+    let mut allow_block_plain =
+        !(leading_space || leading_break || trailing_space || trailing_break);
     let mut allow_single_quoted = true;
     if break_space || space_break || special {
         allow_block_plain = false;
@@ -76,7 +83,12 @@ fn analyze(s: &[char]) -> Analysis {
     if line_breaks || block_indicators {
         allow_block_plain = false;
     }
-    Analysis { empty: false, multiline: line_breaks, allow_block_plain, allow_single_quoted }
+    Analysis {
+        empty: false,
+        multiline: line_breaks,
+        allow_block_plain,
+        allow_single_quoted,
+    }
 }
 
 /// Whether PyYAML writes `text` as a simple `key:` rather than a `? key` complex key.
@@ -99,7 +111,13 @@ pub(super) struct Emitter {
 
 impl Emitter {
     pub fn new() -> Emitter {
-        Emitter { out: String::new(), column: 0, indent: 0, whitespace: true, indention: true }
+        Emitter {
+            out: String::new(),
+            column: 0,
+            indent: 0,
+            whitespace: true,
+            indention: true,
+        }
     }
 
     /// Ends the document as PyYAML does (a final line break) and returns the text.
@@ -114,8 +132,14 @@ impl Emitter {
         self.out.push_str(s);
     }
 
-    pub fn write_indicator(&mut self, indicator: &str, need_whitespace: bool, whitespace: bool, indention: bool) {
-        if !(self.whitespace || !need_whitespace) {
+    pub fn write_indicator(
+        &mut self,
+        indicator: &str,
+        need_whitespace: bool,
+        whitespace: bool,
+        indention: bool,
+    ) {
+        if !self.whitespace && need_whitespace {
             self.write(" ");
         }
         self.write(indicator);
@@ -225,7 +249,12 @@ impl Emitter {
             let ch = s.get(end).copied();
             if spaces {
                 if ch != Some(' ') {
-                    if start + 1 == end && self.column > BEST_WIDTH && split && start != 0 && end != s.len() {
+                    if start + 1 == end
+                        && self.column > BEST_WIDTH
+                        && split
+                        && start != 0
+                        && end != s.len()
+                    {
                         self.write_indent();
                     } else {
                         self.write_chars(&s[start..end]);
@@ -259,7 +288,9 @@ impl Emitter {
         let mut start = 0;
         for end in 0..=s.len() {
             let ch = s.get(end).copied();
-            if ch.is_none_or(|c| "\"\\\u{85}\u{2028}\u{2029}\u{FEFF}".contains(c) || !(' '..='~').contains(&c)) {
+            if ch.is_none_or(|c| {
+                "\"\\\u{85}\u{2028}\u{2029}\u{FEFF}".contains(c) || !(' '..='~').contains(&c)
+            }) {
                 if start < end {
                     self.write_chars(&s[start..end]);
                     start = end;

@@ -86,7 +86,10 @@ impl Offsets {
             t.push(text.len());
             t
         });
-        Offsets { table, len: text.len() }
+        Offsets {
+            table,
+            len: text.len(),
+        }
     }
 
     fn byte(&self, char_index: usize) -> usize {
@@ -109,7 +112,11 @@ struct Loader<'a, 'd> {
 
 impl<'a> Loader<'a, '_> {
     fn span(&self, s: saphyr_parser::Span) -> Span {
-        Span::new(self.file, self.offsets.byte(s.start.index()), self.offsets.byte(s.end.index()))
+        Span::new(
+            self.file,
+            self.offsets.byte(s.start.index()),
+            self.offsets.byte(s.end.index()),
+        )
     }
 
     fn next(&mut self) -> Step<(Event<'a>, Span)> {
@@ -122,12 +129,20 @@ impl<'a> Loader<'a, '_> {
                 let at = self.offsets.byte(e.marker().index());
                 // Point at the offending character (or at the end of the text).
                 let end = (at + 1..=self.offsets.len)
-                    .find(|&b| self.offsets.table.as_ref().is_none_or(|t| t.binary_search(&b).is_ok()))
+                    .find(|&b| {
+                        self.offsets
+                            .table
+                            .as_ref()
+                            .is_none_or(|t| t.binary_search(&b).is_ok())
+                    })
                     .unwrap_or(at);
-                let mut d = Diagnostic::new(Code::YamlSyntax, format!("invalid YAML: {}", e.info()))
-                    .at(Span::new(self.file, at, end), e.info().to_string());
+                let mut d =
+                    Diagnostic::new(Code::YamlSyntax, format!("invalid YAML: {}", e.info()))
+                        .at(Span::new(self.file, at, end), "here");
                 if e.info().contains("recursion limit") {
-                    d = d.help("flow collections (`[…]`, `{…}`) nest too deep; a spec needs two levels");
+                    d = d.help(
+                        "flow collections (`[…]`, `{…}`) nest too deep; a spec needs two levels",
+                    );
                 }
                 self.diags.push(d);
                 Err(())
@@ -171,8 +186,14 @@ impl<'a> Loader<'a, '_> {
         let is_map = matches!(ev, Event::MappingStart(..));
         let value = match ev {
             Event::Scalar(text, style, _, tag) => match tag {
-                None => Value::Scalar { text: text.into_owned(), plain: style == ScalarStyle::Plain },
-                Some(t) if is_core(&t, "str") => Value::Scalar { text: text.into_owned(), plain: false },
+                None => Value::Scalar {
+                    text: text.into_owned(),
+                    plain: style == ScalarStyle::Plain,
+                },
+                Some(t) if is_core(&t, "str") => Value::Scalar {
+                    text: text.into_owned(),
+                    plain: false,
+                },
                 Some(t) => self.reject_tag(&t, span),
             },
             Event::Alias(_) => {
@@ -223,7 +244,11 @@ impl<'a> Loader<'a, '_> {
             }
         }
         let span = start.to(end);
-        let value = if is_map { Value::Map(entries) } else { Value::Seq(items) };
+        let value = if is_map {
+            Value::Map(entries)
+        } else {
+            Value::Seq(items)
+        };
         Ok(Node { span, value })
     }
 
@@ -234,7 +259,10 @@ impl<'a> Loader<'a, '_> {
             keys: Option<BTreeMap<String, Span>>,
             at_key: bool,
         }
-        let open = |is_map: bool| Open { keys: is_map.then(BTreeMap::new), at_key: true };
+        let open = |is_map: bool| Open {
+            keys: is_map.then(BTreeMap::new),
+            at_key: true,
+        };
         let mut stack = vec![open(is_map)];
         let mut last = Span::default();
         while let Some(top) = stack.last_mut() {
@@ -263,7 +291,8 @@ impl<'a> Loader<'a, '_> {
                     true
                 }
                 Event::SequenceStart(_, tag) | Event::MappingStart(_, tag) => {
-                    if let Some(t) = tag.filter(|t| !is_core(t, if is_map { "map" } else { "seq" })) {
+                    if let Some(t) = tag.filter(|t| !is_core(t, if is_map { "map" } else { "seq" }))
+                    {
                         self.reject_tag(&t, span);
                     }
                     stack.push(open(is_map));
@@ -298,9 +327,14 @@ impl<'a> Loader<'a, '_> {
             format!("{}{}", tag.handle, tag.suffix)
         };
         self.diags.push(
-            Diagnostic::new(Code::YamlSchema, format!("YAML tag `{shown}` is not supported in a spec"))
-                .at(span, "tagged here")
-                .help("remove the tag: a spec holds only plain strings, lists of strings and one mapping"),
+            Diagnostic::new(
+                Code::YamlSchema,
+                format!("YAML tag `{shown}` is not supported in a spec"),
+            )
+            .at(span, "tagged here")
+            .help(
+                "remove the tag: a spec holds only plain strings, lists of strings and one mapping",
+            ),
         );
         Value::Rejected
     }

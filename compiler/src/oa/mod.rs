@@ -47,6 +47,10 @@ pub struct OaTransition {
 impl OaSpec {
     /// The app's name: the label's last dotted segment.
     pub fn name(&self) -> &str {
-        self.label.text.rsplit('.').next().unwrap_or(&self.label.text)
+        self.label
+            .text
+            .rsplit('.')
+            .next()
+            .unwrap_or(&self.label.text)
     }
 }

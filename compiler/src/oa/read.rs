@@ -6,7 +6,7 @@
 
 use super::events::{self, Doc, Node, Value};
 use super::{OaSpec, OaTransition};
-use crate::diag::{Code, Diagnostic};
+use crate::diag::{Code, Diagnostic, did_you_mean};
 use crate::source::{FileId, Name, Span};
 use std::collections::BTreeMap;
 
@@ -26,13 +26,23 @@ pub const KEYS: [&str; 7] = [
 pub fn parse(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let spec = match events::load(file, text, &mut diags) {
-        Doc::Root(root) => Reader { text, diags: &mut diags }.spec(root),
+        Doc::Root(root) => Reader {
+            text,
+            diags: &mut diags,
+        }
+        .spec(root),
         Doc::Empty => {
             let end = text.len();
             diags.push(
                 Diagnostic::new(Code::YamlSchema, "the spec is empty")
-                    .at(Span::new(file, end, end), "expected a mapping with the seven spec keys")
-                    .help(format!("a spec has the keys {}", KEYS.map(|k| format!("`{k}`")).join(", "))),
+                    .at(
+                        Span::new(file, end, end),
+                        "expected a mapping with the seven spec keys",
+                    )
+                    .help(format!(
+                        "a spec has the keys {}",
+                        KEYS.map(|k| format!("`{k}`")).join(", ")
+                    )),
             );
             None
         }
@@ -62,8 +72,11 @@ impl Reader<'_, '_> {
             }
             if !matches!(root.value, Value::Rejected) {
                 self.diags.push(
-                    Diagnostic::new(Code::YamlSchema, format!("a spec must be a mapping, found {}", root.value.describe()))
-                        .at(root.span, "expected a mapping with the seven spec keys"),
+                    Diagnostic::new(
+                        Code::YamlSchema,
+                        format!("a spec must be a mapping, found {}", root.value.describe()),
+                    )
+                    .at(root.span, "expected a mapping with the seven spec keys"),
                 );
             }
             return None;
@@ -71,7 +84,11 @@ impl Reader<'_, '_> {
         // Where the top-level mapping starts: missing keys are reported there.
         let head = entries.first().map_or(root.span, |(k, _)| k.span);
         let head = if self.text.as_bytes().get(root.span.start as usize) == Some(&b'{') {
-            Span::new(root.span.file, root.span.start as usize, root.span.start as usize + 1)
+            Span::new(
+                root.span.file,
+                root.span.start as usize,
+                root.span.start as usize + 1,
+            )
         } else {
             head
         };
@@ -79,10 +96,10 @@ impl Reader<'_, '_> {
         // YAML keeps the last value of a repeated key; so do we, after reporting the repeat.
         let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
         let mut fields: BTreeMap<&'static str, (Span, Node)> = BTreeMap::new();
-        let mut ignored_maps = Vec::new();
+        let mut unread = Vec::new();
         for (key, value) in entries {
             let Some(name) = self.key_text(&key, "spec keys") else {
-                ignored_maps.push(value);
+                unread.push(value);
                 continue;
             };
             let name = name.to_string();
@@ -91,26 +108,33 @@ impl Reader<'_, '_> {
                     self.diags.push(
                         Diagnostic::new(
                             Code::YamlSchema,
-                            format!("Additional properties are not allowed ('{name}' was unexpected)"),
+                            format!(
+                                "Additional properties are not allowed ('{name}' was unexpected)"
+                            ),
                         )
                         .at(key.span, "not a spec key")
-                        .help(format!("a spec has exactly the keys {}", KEYS.map(|k| format!("`{k}`")).join(", "))),
+                        .help(did_you_mean(&name, KEYS).unwrap_or_else(|| {
+                            let keys = KEYS.map(|k| format!("`{k}`")).join(", ");
+                            format!("a spec has exactly the keys {keys}")
+                        })),
                     );
-                    ignored_maps.push(value);
+                    unread.push(value);
                 }
                 Some(k) => {
-                    if let Some(&first) = seen.get(k) {
-                        self.diags.push(duplicate_key(k, key.span, first));
+                    match seen.get(k) {
+                        Some(&first) => self.diags.push(duplicate_key(k, key.span, first)),
+                        None => {
+                            seen.insert(k, key.span);
+                        }
                     }
-                    seen.insert(k, key.span);
                     if let Some((_, old)) = fields.insert(k, (key.span, value)) {
-                        ignored_maps.push(old);
+                        unread.push(old);
                     }
                 }
             }
         }
         // Mappings nobody reads still must not hide repeated keys.
-        for node in &ignored_maps {
+        for node in &unread {
             self.check_duplicates(node);
         }
         for k in KEYS {
@@ -122,8 +146,12 @@ impl Reader<'_, '_> {
             }
         }
 
-        let label = fields.get("label").and_then(|(_, v)| self.string(v, "`label`"));
-        let default_start = fields.get("default_start_state").and_then(|(_, v)| self.string(v, "`default_start_state`"));
+        let label = fields
+            .get("label")
+            .and_then(|(_, v)| self.string(v, "`label`"));
+        let default_start = fields
+            .get("default_start_state")
+            .and_then(|(_, v)| self.string(v, "`default_start_state`"));
         let mut list = |key: &str| fields.get(key).and_then(|(_, v)| self.list(v, key));
         let alphabet_in = list("alphabet_in");
         let final_states = list("final_states");
@@ -149,13 +177,20 @@ impl Reader<'_, '_> {
     /// The text of a mapping key, which must be a string.
     fn key_text<'n>(&mut self, key: &'n Node, what: &str) -> Option<&'n str> {
         match &key.value {
-            Value::Scalar { text, plain } if !*plain || super::yaml11::implicit_type(text).is_none() => Some(text),
+            Value::Scalar { text, plain }
+                if !*plain || super::yaml11::implicit_type(text).is_none() =>
+            {
+                Some(text)
+            }
             Value::Rejected => None,
             other => {
                 self.check_duplicates(key);
                 self.diags.push(
-                    Diagnostic::new(Code::YamlSchema, format!("{what} must be strings, found {}", other.describe()))
-                        .at(key.span, "expected a string key"),
+                    Diagnostic::new(
+                        Code::YamlSchema,
+                        format!("{what} must be strings, found {}", other.describe()),
+                    )
+                    .at(key.span, "expected a string key"),
                 );
                 None
             }
@@ -165,25 +200,35 @@ impl Reader<'_, '_> {
     /// A string value; `what` names it in the message.
     fn string(&mut self, node: &Node, what: &str) -> Option<Name> {
         match &node.value {
-            Value::Scalar { text, plain } if !*plain || super::yaml11::implicit_type(text).is_none() => {
+            Value::Scalar { text, plain }
+                if !*plain || super::yaml11::implicit_type(text).is_none() =>
+            {
                 Some(Name::new(text.clone(), self.content_span(node, text)))
             }
             Value::Rejected => None,
             Value::Scalar { text, .. } => {
                 let found = node.value.describe();
-                let d = Diagnostic::new(Code::YamlSchema, format!("{what} must be a string, found {found}"))
-                    .at(node.span, "expected a string");
-                self.diags.push(match text.is_empty() {
-                    true => d,
-                    false => d.help(format!("quote it to make it a string: `\"{text}\"`")),
-                });
+                let d = Diagnostic::new(
+                    Code::YamlSchema,
+                    format!("{what} must be a string, found {found}"),
+                )
+                .at(node.span, "expected a string");
+                let d = if text.is_empty() {
+                    d
+                } else {
+                    d.help(format!("quote it to make it a string: `\"{text}\"`"))
+                };
+                self.diags.push(d);
                 None
             }
             other => {
                 self.check_duplicates(node);
                 self.diags.push(
-                    Diagnostic::new(Code::YamlSchema, format!("{what} must be a string, found {}", other.describe()))
-                        .at(node.span, "expected a string"),
+                    Diagnostic::new(
+                        Code::YamlSchema,
+                        format!("{what} must be a string, found {}", other.describe()),
+                    )
+                    .at(node.span, "expected a string"),
                 );
                 None
             }
@@ -196,7 +241,10 @@ impl Reader<'_, '_> {
             if !matches!(node.value, Value::Rejected) {
                 let mut d = Diagnostic::new(
                     Code::YamlSchema,
-                    format!("`{key}` must be a list of strings, found {}", node.value.describe()),
+                    format!(
+                        "`{key}` must be a list of strings, found {}",
+                        node.value.describe()
+                    ),
                 )
                 .at(node.span, "expected a list");
                 if matches!(&node.value, Value::Scalar { text, plain: true } if text.is_empty()) {
@@ -206,8 +254,13 @@ impl Reader<'_, '_> {
             }
             return None;
         };
-        let what = format!("items of `{key}`");
-        Some(items.iter().filter_map(|item| self.string(item, &what)).collect())
+        let what = format!("each item of `{key}`");
+        Some(
+            items
+                .iter()
+                .filter_map(|item| self.string(item, &what))
+                .collect(),
+        )
     }
 
     fn table(&mut self, node: &Node) -> Option<Vec<OaTransition>> {
@@ -234,14 +287,18 @@ impl Reader<'_, '_> {
                 continue;
             };
             let parts = split_key(text);
-            let identity = parts.as_ref().map_or(text.to_string(), |(f, e)| format!("({}, {})", &text[f.clone()], &text[e.clone()]));
-            if let Some(&first) = seen.get(&identity) {
-                self.diags.push(duplicate_key(&identity, key.span, first).help(
-                    "YAML silently keeps only the last of two equal keys, so upstream tools see only the last target; \
-                     remove one",
-                ));
+            let identity = parts.as_ref().map_or(text.to_string(), |(f, e)| {
+                format!("({}, {})", &text[f.clone()], &text[e.clone()])
+            });
+            match seen.get(&identity) {
+                Some(&first) => self.diags.push(duplicate_key(&identity, key.span, first).help(
+                    "YAML silently keeps only the last of two equal keys, so upstream tools see only the last \
+                     target; remove one",
+                )),
+                None => {
+                    seen.insert(identity, key.span);
+                }
             }
-            seen.insert(identity, key.span);
             let Some((from, event)) = parts else {
                 self.diags.push(
                     Diagnostic::new(Code::YamlTransitionKey, format!("transition key `{text}` is not of the form `(State, EVENT)`"))
@@ -256,9 +313,13 @@ impl Reader<'_, '_> {
             // Sub-spans exist only when the key's text appears verbatim in the file (no escapes or folding).
             let content = self.content_span(key, text);
             let verbatim = self.slice(content) == text;
-            let sub = |r: std::ops::Range<usize>| match verbatim {
-                true => Span::new(key.span.file, content.start as usize + r.start, content.start as usize + r.end),
-                false => key.span,
+            let sub = |r: std::ops::Range<usize>| {
+                if verbatim {
+                    let start = content.start as usize;
+                    Span::new(key.span.file, start + r.start, start + r.end)
+                } else {
+                    key.span
+                }
             };
             out.push(OaTransition {
                 from: Name::new(&text[from.clone()], sub(from)),
@@ -321,7 +382,10 @@ pub(super) fn split_key(key: &str) -> Option<(std::ops::Range<usize>, std::ops::
         let s = &key[r.clone()];
         let start = r.start + (s.len() - s.trim_start_matches([' ', '\t']).len());
         let end = r.end - (s.len() - s.trim_end_matches([' ', '\t']).len());
-        let ok = start < end && key[start..end].chars().all(|c| c.is_alphanumeric() || c == '_');
+        let ok = start < end
+            && key[start..end]
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_');
         ok.then_some(start..end)
     };
     Some((name(inner.start..comma)?, name(comma + 1..inner.end)?))

@@ -1,26 +1,372 @@
-//! Tests for the Open Autonomy reader and writer.
+//! Tests for the Open Autonomy reader: one inline case per diagnostic. The submodules test robustness on
+//! garbage (`robust`), the writer against PyYAML (`writer`) and every real spec in the shared corpus (`corpus`).
+
+mod corpus;
+mod robust;
+mod writer;
+
+use super::{OaSpec, parse};
+use crate::diag::{Code, Diagnostic};
+use crate::source::{FileId, Span};
+
+pub(super) const FILE: FileId = FileId(7);
+
+/// A small valid spec in upstream's canonical form.
+pub(super) const HELLO: &str = "\
+alphabet_in:
+- DONE
+- ROUND_TIMEOUT
+default_start_state: RegistrationRound
+final_states: []
+label: HelloWorldAbciApp
+start_states:
+- RegistrationRound
+states:
+- PrintMessageRound
+- RegistrationRound
+transition_func:
+    (PrintMessageRound, DONE): RegistrationRound
+    (PrintMessageRound, ROUND_TIMEOUT): RegistrationRound
+    (RegistrationRound, DONE): PrintMessageRound
+";
+
+pub(super) fn ok(text: &str) -> OaSpec {
+    let (spec, diags) = parse(FILE, text);
+    assert!(diags.is_empty(), "unexpected diagnostics: {diags:#?}");
+    spec.expect("a spec without diagnostics")
+}
+
+/// A diagnostic as (code, message, text under the primary span, texts under the secondary spans).
+type Seen = (Code, String, String, Vec<String>);
+
+pub(super) fn report(text: &str) -> (Option<OaSpec>, Vec<Seen>) {
+    let (spec, diags) = parse(FILE, text);
+    let at = |s: Span| {
+        assert_eq!(s.file, FILE);
+        text.get(s.range())
+            .expect("spans are on character boundaries")
+            .to_string()
+    };
+    let out = crate::diag::finish(diags)
+        .into_iter()
+        .map(|d: Diagnostic| {
+            let primary = d.primary.as_ref().map(|l| at(l.span)).unwrap_or_default();
+            let secondary = d.secondary.iter().map(|l| at(l.span)).collect();
+            (d.code, d.message, primary, secondary)
+        })
+        .collect();
+    (spec, out)
+}
+
+fn codes(text: &str) -> Vec<Code> {
+    report(text).1.into_iter().map(|d| d.0).collect()
+}
 
 #[test]
-fn tmp_differential() {
-    use super::*;
-    use crate::source::{Name, Span};
-    let Ok(text) = std::fs::read_to_string("/tmp/oa_cases.json") else { return };
-    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
-    let n = |v: &serde_json::Value| Name::new(v.as_str().unwrap(), Span::default());
-    let l = |v: &serde_json::Value| v.as_array().unwrap().iter().map(n).collect::<Vec<_>>();
-    let mut outs = Vec::new();
-    for c in &cases {
-        let spec = OaSpec {
-            label: n(&c["label"]),
-            default_start_state: n(&c["default_start_state"]),
-            alphabet_in: l(&c["alphabet_in"]),
-            final_states: l(&c["final_states"]),
-            start_states: l(&c["start_states"]),
-            states: l(&c["states"]),
-            transitions: c["transitions"].as_array().unwrap().iter().map(|t| OaTransition { from: n(&t[0]), event: n(&t[1]), to: n(&t[2]), key_span: Span::default() }).collect(),
-            ..OaSpec::default()
-        };
-        outs.push(serde_json::Value::String(write(&spec)));
+fn reads_names_with_exact_spans() {
+    let spec = ok(HELLO);
+    let at = |s: Span| &HELLO[s.range()];
+    assert_eq!(spec.name(), "HelloWorldAbciApp");
+    assert_eq!(at(spec.label.span), "HelloWorldAbciApp");
+    assert_eq!(
+        spec.alphabet_in
+            .iter()
+            .map(|n| n.as_str())
+            .collect::<Vec<_>>(),
+        ["DONE", "ROUND_TIMEOUT"]
+    );
+    assert!(spec.final_states.is_empty());
+    assert_eq!(spec.transitions.len(), 3);
+    let t = &spec.transitions[1];
+    assert_eq!(
+        (at(t.from.span), at(t.event.span), at(t.to.span)),
+        ("PrintMessageRound", "ROUND_TIMEOUT", "RegistrationRound")
+    );
+    assert_eq!(at(t.key_span), "(PrintMessageRound, ROUND_TIMEOUT)");
+    assert_eq!(at(spec.transition_func_span), "transition_func");
+    assert_eq!(spec.span.start, 0);
+}
+
+#[test]
+fn spans_are_bytes_in_non_ascii_text() {
+    // Quoted non-ASCII text before the names: saphyr counts characters, spans count bytes.
+    let text = HELLO.replace(
+        "label: HelloWorldAbciApp",
+        "label: \"Héllo wörld ✓ AbciApp\"",
+    );
+    let text = text.replace(
+        "(RegistrationRound, DONE)",
+        "\"(RegistrationRound , DONE)\"",
+    );
+    let spec = ok(&text);
+    assert_eq!(&text[spec.label.span.range()], "Héllo wörld ✓ AbciApp");
+    let t = &spec.transitions[2];
+    assert_eq!(&text[t.from.span.range()], "RegistrationRound");
+    assert_eq!(&text[t.event.span.range()], "DONE");
+    assert_eq!(&text[t.key_span.range()], "\"(RegistrationRound , DONE)\"");
+    // A syntax error after non-ASCII text points at the right byte.
+    let (_, d) = report("label: é ✓ é\n  b: c\n");
+    assert_eq!((d[0].0, d[0].2.as_str()), (Code::YamlSyntax, ":"));
+    let (_, d) = parse(FILE, "label: \"é\"\nstates: [a, b\n");
+    // The unclosed list is reported at the end of the text: 26 bytes, 25 characters.
+    assert_eq!(d[0].primary.as_ref().map(|l| l.span.start), Some(26));
+}
+
+#[test]
+fn missing_key_makes_the_spec_unusable() {
+    // A misspelt key is an extra key and a missing one; the extra one suggests the right spelling.
+    let (_, diags) = parse(FILE, &HELLO.replace("label:", "lable:"));
+    let help: Vec<_> = diags.iter().filter_map(|d| d.help.as_deref()).collect();
+    assert_eq!(help, ["did you mean `label`?"]);
+    let (spec, d) = report(&HELLO.replace("label: HelloWorldAbciApp\n", ""));
+    assert!(spec.is_none());
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        (d[0].0, d[0].1.as_str(), d[0].2.as_str()),
+        (
+            Code::YamlSchema,
+            "'label' is a required property",
+            "alphabet_in"
+        )
+    );
+}
+
+#[test]
+fn every_duplicate_key_is_reported() {
+    let text = format!("{HELLO}label: Other\nlabel: Last\n");
+    let (spec, d) = report(&text);
+    assert_eq!(d.len(), 2);
+    assert_eq!(
+        (d[0].0, d[0].1.as_str(), d[0].2.as_str()),
+        (Code::YamlDuplicateKey, "duplicate key `label`", "label")
+    );
+    assert_eq!(d[0].3, ["label"]);
+    // YAML's meaning: the last value wins.
+    assert_eq!(spec.map(|s| s.label.text), Some("Last".to_string()));
+    // Every repeat points back at the first occurrence.
+    let first = HELLO.find("label:").map(|at| at as u32);
+    let (_, diags) = parse(FILE, &text);
+    assert!(
+        diags
+            .iter()
+            .all(|d| d.secondary.first().map(|l| l.span.start) == first)
+    );
+    assert!(
+        diags[0]
+            .help
+            .as_deref()
+            .is_some_and(|h| h.contains("silently keeps only the last"))
+    );
+
+    // In a mapping nobody reads, and deep inside a value.
+    let text = HELLO.replace(
+        "final_states: []",
+        "final_states: [{a: 1, b: {c: 1, c: 2}, a: 3}]",
+    );
+    let found: Vec<_> = report(&text)
+        .1
+        .into_iter()
+        .filter(|d| d.0 == Code::YamlDuplicateKey)
+        .map(|d| d.1)
+        .collect();
+    assert_eq!(found, ["duplicate key `c`", "duplicate key `a`"]);
+    let text = format!("{HELLO}extra: {{x: 1, x: 2}}\n");
+    assert_eq!(codes(&text), [Code::YamlSchema, Code::YamlDuplicateKey]);
+}
+
+#[test]
+fn duplicate_transitions_are_all_kept() {
+    let text = HELLO.replace(
+        "    (RegistrationRound, DONE): PrintMessageRound\n",
+        "    (RegistrationRound, DONE): PrintMessageRound\n    (RegistrationRound,DONE): RegistrationRound\n",
+    );
+    let (spec, d) = report(&text);
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].0, Code::YamlDuplicateKey);
+    assert_eq!(d[0].1, "duplicate key `(RegistrationRound, DONE)`");
+    assert_eq!(
+        (d[0].2.as_str(), d[0].3.as_slice()),
+        (
+            "(RegistrationRound,DONE)",
+            &["(RegistrationRound, DONE)".to_string()][..]
+        )
+    );
+    let spec = spec.expect("duplicates keep the spec usable");
+    let targets: Vec<_> = spec.transitions[2..]
+        .iter()
+        .map(|t| t.to.as_str())
+        .collect();
+    assert_eq!(targets, ["PrintMessageRound", "RegistrationRound"]);
+    // The writer keeps the last, as YAML loading would.
+    assert!(super::write(&spec).contains("(RegistrationRound, DONE): RegistrationRound\n"));
+}
+
+#[test]
+fn bad_transition_keys_are_skipped() {
+    for key in [
+        "RegistrationRound DONE",
+        "(RegistrationRound)",
+        "(A, B, C)",
+        "(A-B, C)",
+        "(, DONE)",
+        "((A, B))",
+    ] {
+        let text = HELLO.replace("(RegistrationRound, DONE)", &format!("\"{key}\""));
+        let (spec, d) = report(&text);
+        assert_eq!(d.len(), 1, "{key}");
+        assert_eq!(d[0].0, Code::YamlTransitionKey, "{key}");
+        assert_eq!(d[0].2, format!("\"{key}\""));
+        assert_eq!(spec.map(|s| s.transitions.len()), Some(2), "{key}");
     }
-    std::fs::write("/tmp/oa_out.json", serde_json::to_string(&outs).unwrap()).unwrap();
+    // Spaces are optional (upstream's pattern wants exactly one after the comma; the writer normalises).
+    assert_eq!(
+        ok(&HELLO.replace("(RegistrationRound, DONE)", "( RegistrationRound ,DONE )"))
+            .transitions
+            .len(),
+        3
+    );
+}
+
+#[test]
+fn wrong_types_are_schema_errors() {
+    let cases = [
+        (
+            "states:\n- PrintMessageRound\n- RegistrationRound\n",
+            "states: {a: b}\n",
+            "`states` must be a list of strings, found a mapping",
+            "{a: b}",
+            false,
+        ),
+        (
+            "final_states: []",
+            "final_states:",
+            "`final_states` must be a list of strings, found null",
+            "",
+            false,
+        ),
+        (
+            "- DONE\n",
+            "- 5\n",
+            "each item of `alphabet_in` must be a string, found an integer (`5`)",
+            "5",
+            true,
+        ),
+        (
+            "- DONE\n",
+            "- [DONE]\n",
+            "each item of `alphabet_in` must be a string, found a list",
+            "[DONE]",
+            true,
+        ),
+        (
+            "label: HelloWorldAbciApp",
+            "label: [a]",
+            "`label` must be a string, found a list",
+            "[a]",
+            false,
+        ),
+        (
+            "default_start_state: RegistrationRound",
+            "default_start_state: yes",
+            "`default_start_state` must be a string, found a boolean (`yes`)",
+            "yes",
+            false,
+        ),
+        (
+            "TIMEOUT): RegistrationRound\n",
+            "TIMEOUT): {a: 1}\n",
+            "a transition's target must be a string, found a mapping",
+            "{a: 1}",
+            true,
+        ),
+        (
+            "transition_func:\n",
+            "transition_func: []\nx:\n",
+            "`transition_func` must be a mapping from `(State, EVENT)` to a state, found a list",
+            "[]",
+            false,
+        ),
+    ];
+    for (from, to, message, at, usable) in cases {
+        let text = HELLO.replacen(from, to, 1);
+        let (spec, d) = report(&text);
+        let d: Vec<_> = d
+            .into_iter()
+            .filter(|d| !d.1.contains("Additional properties"))
+            .collect();
+        assert_eq!(d.len(), 1, "{to}: {d:?}");
+        assert_eq!(
+            (d[0].0, d[0].1.as_str(), d[0].2.as_str()),
+            (Code::YamlSchema, message, at),
+            "{to}"
+        );
+        assert_eq!(spec.is_some(), usable, "{to}");
+    }
+    // Quoting makes a typed scalar a string.
+    assert_eq!(
+        ok(&HELLO.replace("- DONE\n", "- '5'\n- !!str 6\n")).alphabet_in[0].as_str(),
+        "5"
+    );
+}
+
+#[test]
+fn documents_that_are_not_specs() {
+    for (text, message) in [
+        ("", "the spec is empty"),
+        ("# only a comment\n", "the spec is empty"),
+        ("- a\n- b\n", "a spec must be a mapping, found a list"),
+        ("just text", "a spec must be a mapping, found a string"),
+    ] {
+        let (spec, d) = report(text);
+        assert!(spec.is_none());
+        assert_eq!(
+            (d.len(), d[0].0, d[0].1.as_str()),
+            (1, Code::YamlSchema, message),
+            "{text:?}"
+        );
+    }
+    let (spec, d) = report(&format!("{HELLO}---\n{HELLO}"));
+    assert!(spec.is_none());
+    assert_eq!(
+        (d[0].1.as_str(), d[0].2.as_str()),
+        ("the file holds more than one YAML document", "---")
+    );
+}
+
+#[test]
+fn syntax_errors_point_at_the_problem() {
+    let text = HELLO.replace("- ROUND_TIMEOUT", "- ROUND_TIMEOUT\n  bad: [");
+    let (spec, d) = report(&text);
+    assert!(spec.is_none());
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].0, Code::YamlSyntax);
+    assert!(d[0].1.starts_with("invalid YAML: "));
+}
+
+#[test]
+fn aliases_and_tags_are_rejected() {
+    let text = HELLO.replace("- DONE\n", "- &d DONE\n- *d\n");
+    let (spec, d) = report(&text);
+    assert_eq!(
+        (d.len(), d[0].1.as_str(), d[0].2.as_str()),
+        (1, "YAML aliases are not supported in a spec", "*d")
+    );
+    assert_eq!(
+        spec.map(|s| s.alphabet_in.len()),
+        Some(2),
+        "the alias item is skipped"
+    );
+    let text = HELLO.replace(
+        "label: HelloWorldAbciApp",
+        "label: !custom HelloWorldAbciApp",
+    );
+    assert_eq!(
+        report(&text).1[0].1,
+        "YAML tag `!custom` is not supported in a spec"
+    );
+    let text = HELLO.replace("final_states: []", "final_states: [[[&x a, *x, !!int 1]]]");
+    assert_eq!(
+        codes(&text),
+        [Code::YamlSchema, Code::YamlSchema, Code::YamlSchema]
+    );
 }

@@ -98,7 +98,11 @@ pub(super) fn tuple_key(state: &str, event: &str) -> String {
 /// closely but not exactly (Rust has no Unicode category tables), which only matters for names no upstream
 /// tool could read back anyway (its key pattern is `\w`).
 fn py_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::from(quote);
     for c in s.chars() {
         let n = u32::from(c);

@@ -1,0 +1,3 @@
+fsmc_runtime::fsm!("machine Door { event GO; start default state A; (A, GO) -> A; }", strict);
+
+fn main() {}

@@ -1,0 +1,3 @@
+fsmc_runtime::include_fsm!("../../../../../../../../etc/door.fsm");
+
+fn main() {}
