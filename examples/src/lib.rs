@@ -4,5 +4,6 @@
 //! programs in `examples/` print a run, and `tests/` check the runs.
 
 pub mod negotiation;
+pub mod oracle;
 pub mod supply_chain;
 pub mod support;

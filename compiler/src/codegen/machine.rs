@@ -297,7 +297,8 @@ fn table(m: &Machine) -> TokenStream {
         });
         quote! { [#(#cells),*] }
     });
-    let example = m.transitions.iter().find(|t| t.event.is_some()).map(|t| {
+    // The first transition by (state, event), not by position, so reordering the spec changes nothing.
+    let example = m.transitions.iter().filter(|t| t.event.is_some()).min_by_key(|t| (t.from, t.event)).map(|t| {
         let doc = format!(
             " `State::{}.next(Event::{})` is `Ok(State::{})`.",
             variant(&m.state(t.from).name.text),
