@@ -7,7 +7,9 @@
 //! no longer used are dropped). The checks of the composition itself live in `check::compose`; the result is
 //! then checked again as an ordinary machine.
 
-use crate::model::{App, EventId, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Transition};
+use crate::model::{
+    App, EventId, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Transition,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An app's machines flattened into one machine, remembering where each state came from.
@@ -21,8 +23,19 @@ pub struct Composed {
 /// Chains the app's machines. Never fails: problems with the mapping are reported by `check::compose`, and
 /// whatever they leave inconsistent the re-check of the result reports.
 pub fn chain(spec: &Spec, app: &App) -> Composed {
-    let machines: Vec<(MachineId, &Machine)> = app.chain.iter().map(|(id, _)| (*id, spec.machine(*id))).collect();
-    let mut out = Machine::new(app.name.clone(), machines.first().map_or(crate::model::Profile::Abci, |m| m.1.profile), Origin::Composed, app.span);
+    let machines: Vec<(MachineId, &Machine)> = app
+        .chain
+        .iter()
+        .map(|(id, _)| (*id, spec.machine(*id)))
+        .collect();
+    let mut out = Machine::new(
+        app.name.clone(),
+        machines
+            .first()
+            .map_or(crate::model::Profile::Abci, |m| m.1.profile),
+        Origin::Composed,
+        app.span,
+    );
     out.docs = app.docs.clone();
     out.label = app.label.clone();
     out.lints = app.lints.clone();
@@ -31,7 +44,12 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
     let mapping: BTreeMap<&str, &str> = app
         .mappings
         .iter()
-        .map(|m| (spec.machine(m.from.0).state(m.from.1).name.as_str(), spec.machine(m.to.0).state(m.to.1).name.as_str()))
+        .map(|m| {
+            (
+                spec.machine(m.from.0).state(m.from.1).name.as_str(),
+                spec.machine(m.to.0).state(m.to.1).name.as_str(),
+            )
+        })
         .collect();
 
     // Every (machine, state) that is not a mapped final, with its redirected transitions (by name).
@@ -57,23 +75,38 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
                     (t, redirect(&mapping, m.state(t.to).name.as_str()))
                 })
                 .collect();
-            potential.push(Potential { machine: *mid, state: s, transitions });
+            potential.push(Potential {
+                machine: *mid,
+                state: s,
+                transitions,
+            });
         }
     }
 
-    let destinations: BTreeSet<&str> = potential.iter().flat_map(|p| p.transitions.iter().map(|(_, to)| *to)).collect();
+    let destinations: BTreeSet<&str> = potential
+        .iter()
+        .flat_map(|p| p.transitions.iter().map(|(_, to)| *to))
+        .collect();
     let first = machines.first().map(|(_, m)| *m);
     let default_start = first.and_then(|m| m.default_start().map(|s| m.state(s).name.as_str()));
-    let first_starts: BTreeSet<&str> = first.map_or(BTreeSet::new(), |m| m.start_states().map(|s| m.state(s).name.as_str()).collect());
+    let first_starts: BTreeSet<&str> = first.map_or(BTreeSet::new(), |m| {
+        m.start_states().map(|s| m.state(s).name.as_str()).collect()
+    });
 
     let kept: Vec<&Potential<'_>> = potential
         .iter()
-        .filter(|p| destinations.contains(p.state.name.as_str()) || Some(p.state.name.as_str()) == default_start)
+        .filter(|p| {
+            destinations.contains(p.state.name.as_str())
+                || Some(p.state.name.as_str()) == default_start
+        })
         .collect();
     // States of the result: kept sources, every destination of a kept transition, and the first machine's start
     // states (upstream keeps them as start states even when pruned; the re-check then reports them).
     let mut names: BTreeSet<&str> = kept.iter().map(|p| p.state.name.as_str()).collect();
-    names.extend(kept.iter().flat_map(|p| p.transitions.iter().map(|(_, to)| *to)));
+    names.extend(
+        kept.iter()
+            .flat_map(|p| p.transitions.iter().map(|(_, to)| *to)),
+    );
     names.extend(first_starts.iter().copied());
 
     // Emit states in chain order (machine by machine, spec order), so output follows the spec.
@@ -129,8 +162,15 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
                     EventId(out.events.len() as u32 - 1)
                 })
             });
-            let Some(&to) = state_index.get(to) else { continue };
-            out.transitions.push(Transition { from, event, to, ..(*t).clone() });
+            let Some(&to) = state_index.get(to) else {
+                continue;
+            };
+            out.transitions.push(Transition {
+                from,
+                event,
+                to,
+                ..(*t).clone()
+            });
         }
     }
     // Re-index per-state references (keys, outcome events) into the composed machine's tables.
@@ -149,24 +189,26 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
         rekey(&mut s.writes);
         rekey(&mut s.requires);
         rekey(&mut s.ensures);
-        s.outcomes.retain_mut(|(_, e, _)| match event_index.get(m.event(*e).name.as_str()) {
-            Some(&ne) => {
-                *e = ne;
-                true
-            }
-            None => false,
-        });
+        s.outcomes.retain_mut(
+            |(_, e, _)| match event_index.get(m.event(*e).name.as_str()) {
+                Some(&ne) => {
+                    *e = ne;
+                    true
+                }
+                None => false,
+            },
+        );
         // Roles and agents are per machine; composition is an Open Autonomy notion and drops them.
         s.acting.clear();
         s.rewarded.clear();
     }
-    let post = postconditions(spec, app);
-    for s in out.states.iter_mut().filter(|s| s.is_final) {
-        if let Some(keys) = post.get(s.name.as_str()) {
-            s.ensures = keys.iter().filter_map(|k| key_index.get(k.as_str()).map(|&id| (id, s.name.span))).collect();
-        }
+    // A composed final keeps the post-conditions written on it. Upstream also lists what the chain accumulated
+    // before it, but across a reset round those keys are gone; the re-check's data flow proves what really
+    // holds, so claiming more here would only produce errors about guarantees nobody wrote.
+    Composed {
+        machine: out,
+        origin,
     }
-    Composed { machine: out, origin }
 }
 
 /// One step of the app-level walk: entering `machine` at `start` with the keys guaranteed so far.
@@ -184,13 +226,29 @@ pub struct Entry {
 /// guaranteed along that path: the first machine's pre-conditions plus the post-conditions of every final taken.
 /// The work is bounded: a machine entry already seen with a subset of the keys adds nothing new.
 pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
-    let Some(&(first, _)) = app.chain.first() else { return Vec::new() };
+    let Some(&(first, _)) = app.chain.first() else {
+        return Vec::new();
+    };
     let fm = spec.machine(first);
-    let Some(start) = fm.default_start() else { return Vec::new() };
-    let names = |m: &Machine, ks: &[(KeyId, crate::source::Span)]| -> BTreeSet<String> { ks.iter().map(|(k, _)| m.key(*k).name.text.clone()).collect() };
+    let Some(start) = fm.default_start() else {
+        return Vec::new();
+    };
+    let names = |m: &Machine, ks: &[(KeyId, crate::source::Span)]| -> BTreeSet<String> {
+        ks.iter()
+            .map(|(k, _)| m.key(*k).name.text.clone())
+            .collect()
+    };
     let initial = names(fm, &fm.state(start).requires);
     let mut out = Vec::new();
-    let mut stack = vec![(Entry { machine: first, start, guaranteed: initial, via: None }, vec![first])];
+    let mut stack = vec![(
+        Entry {
+            machine: first,
+            start,
+            guaranteed: initial,
+            via: None,
+        },
+        vec![first],
+    )];
     // Subsumption: re-entering (machine, start) with a superset of keys already explored cannot fail where the
     // smaller set did not, so the walk stays polynomial on apps with many paths.
     let mut explored: BTreeMap<(MachineId, StateId), Vec<BTreeSet<String>>> = BTreeMap::new();
@@ -202,7 +260,14 @@ pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
         seen.push(entry.guaranteed.clone());
         let m = spec.machine(entry.machine);
         for f in m.final_states() {
-            let Some((mi, edge)) = app.mappings.iter().enumerate().find(|(_, e)| e.from == (entry.machine, f)) else { continue };
+            let Some((mi, edge)) = app
+                .mappings
+                .iter()
+                .enumerate()
+                .find(|(_, e)| e.from == (entry.machine, f))
+            else {
+                continue;
+            };
             let next = edge.to.0;
             if path[..path.len() - 1].contains(&next) {
                 continue;
@@ -211,30 +276,19 @@ pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
             guaranteed.extend(names(m, &m.state(f).ensures));
             let mut next_path = path.clone();
             next_path.push(next);
-            stack.push((Entry { machine: next, start: edge.to.1, guaranteed, via: Some(mi) }, next_path));
+            stack.push((
+                Entry {
+                    machine: next,
+                    start: edge.to.1,
+                    guaranteed,
+                    via: Some(mi),
+                },
+                next_path,
+            ));
         }
         out.push(entry);
     }
     out
-}
-
-/// Post-conditions of the composed app's finals: the keys guaranteed on every path that ends there.
-fn postconditions(spec: &Spec, app: &App) -> BTreeMap<String, BTreeSet<String>> {
-    let mut post: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for entry in walk(spec, app) {
-        let m = spec.machine(entry.machine);
-        for f in m.final_states() {
-            if app.mappings.iter().any(|e| e.from == (entry.machine, f)) {
-                continue;
-            }
-            let mut keys = entry.guaranteed.clone();
-            keys.extend(m.state(f).ensures.iter().map(|(k, _)| m.key(*k).name.text.clone()));
-            post.entry(m.state(f).name.text.clone())
-                .and_modify(|acc| *acc = acc.intersection(&keys).cloned().collect())
-                .or_insert(keys);
-        }
-    }
-    post
 }
 
 /// Where a transition into `name` goes once mapped finals are replaced by the start states they map to.

@@ -35,12 +35,14 @@ impl Compilation {
 
 /// Compiles the spec at `entry` and everything it imports.
 pub fn compile(entry: &Path, opts: &Options) -> Result<Compilation, EntryError> {
+    crate::diag::reset_suggestion_budget();
     let loaded = loader::load(entry, &opts.load)?;
     Ok(finish(loaded, opts))
 }
 
 /// Compiles a spec given as text; imports resolve against `base_dir`.
 pub fn compile_str(name: &str, text: &str, base_dir: &Path, opts: &Options) -> Compilation {
+    crate::diag::reset_suggestion_budget();
     finish(loader::load_str(name, text, base_dir, &opts.load), opts)
 }
 

@@ -4,18 +4,18 @@
 //! [`resolve`] lowers it into a [`model`], [`check`] validates the model, and the generators turn a checked model
 //! into Rust or other formats. Only [`loader`] reads files.
 
-pub mod diag;
-pub mod source;
-pub mod syntax;
-pub mod oa;
 pub mod check;
 pub mod compose;
+pub mod diag;
+pub mod driver;
 pub mod export;
 pub mod ident;
-pub mod model;
-pub mod resolve;
-pub mod driver;
 pub mod loader;
+pub mod model;
+pub mod oa;
+pub mod resolve;
+pub mod source;
+pub mod syntax;
 
 pub use driver::{Compilation, Options, compile, compile_str};
 #[cfg(feature = "cli")]

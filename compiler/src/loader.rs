@@ -48,12 +48,28 @@ pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
     let entry_abs = absolute(entry);
     let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
     if roots.is_empty() {
-        roots.push(entry_abs.parent().map(Path::to_path_buf).unwrap_or_default());
+        roots.push(
+            entry_abs
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+        );
     }
     roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
-    let mut l = Loader { opts, roots, out: Loaded::default(), by_path: BTreeMap::new(), stack: Vec::new() };
-    let text = read_text(&entry_abs).map_err(|message| EntryError { path: l.display(&entry_abs), message })?;
+    let mut l = Loader {
+        opts,
+        roots,
+        out: Loaded::default(),
+        by_path: BTreeMap::new(),
+        stack: Vec::new(),
+        pending: Vec::new(),
+    };
+    let text = read_text(&entry_abs).map_err(|message| EntryError {
+        path: l.display(&entry_abs),
+        message,
+    })?;
     l.out.entry = Some(l.add(&entry_abs, text));
+    l.follow_imports();
     Ok(l.out)
 }
 
@@ -64,9 +80,17 @@ pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> 
         roots.push(absolute(base_dir));
     }
     roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
-    let mut l = Loader { opts, roots, out: Loaded::default(), by_path: BTreeMap::new(), stack: Vec::new() };
+    let mut l = Loader {
+        opts,
+        roots,
+        out: Loaded::default(),
+        by_path: BTreeMap::new(),
+        stack: Vec::new(),
+        pending: Vec::new(),
+    };
     let virtual_path = absolute(base_dir).join(name);
     l.out.entry = Some(l.add_virtual(&virtual_path, name.to_string(), text.to_string()));
+    l.follow_imports();
     l.out
 }
 
@@ -77,12 +101,25 @@ struct Loader<'a> {
     by_path: BTreeMap<PathBuf, usize>,
     /// Files being loaded, innermost last: an import of one of these is a cycle.
     stack: Vec<PathBuf>,
+    /// The imports still to follow of each file in `stack` (same order).
+    pending: Vec<Pending>,
+}
+
+/// A file being loaded: the imports it has left to follow, and where those it followed led.
+struct Pending {
+    index: usize,
+    dir: PathBuf,
+    imports: std::vec::IntoIter<(String, Span)>,
+    resolved: Vec<Option<usize>>,
 }
 
 impl Loader<'_> {
     fn display(&self, path: &Path) -> String {
         let base = self.opts.display_base.as_deref().map(absolute);
-        let shown = base.as_deref().and_then(|b| path.strip_prefix(b).ok()).unwrap_or(path);
+        let shown = base
+            .as_deref()
+            .and_then(|b| path.strip_prefix(b).ok())
+            .unwrap_or(path);
         shown.to_string_lossy().replace('\\', "/")
     }
 
@@ -96,8 +133,16 @@ impl Loader<'_> {
         let file = self.out.sources.add(display, text);
         let index = self.out.units.len();
         self.by_path.insert(path.to_path_buf(), index);
-        let text = self.out.sources.get(file).map(|f| f.text.clone()).unwrap_or_default();
-        let is_yaml = matches!(path.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"));
+        let text = self
+            .out
+            .sources
+            .get(file)
+            .map(|f| f.text.clone())
+            .unwrap_or_default();
+        let is_yaml = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("yaml" | "yml" | "json")
+        );
         let (syntax, diags) = if is_yaml {
             let (spec, diags) = crate::oa::parse(file, &text);
             (spec.map(Syntax::Oa), diags)
@@ -105,28 +150,68 @@ impl Loader<'_> {
             let (ast, diags) = crate::syntax::parse(file, &text);
             (ast.map(Syntax::Fsm), diags)
         };
+        // A spec that was read despite errors lost the entries those errors are about; a repeated YAML key
+        // loses nothing (YAML's meaning, the last one, is kept).
+        let lossy = syntax.is_some()
+            && diags
+                .iter()
+                .any(|d| d.is_error() && d.code != Code::YamlDuplicateKey);
         self.out.diagnostics.extend(diags);
         // A file that does not parse still takes part, empty, so that importers resolve what they can.
         let syntax = syntax.unwrap_or(Syntax::Fsm(Default::default()));
-        self.out.units.push(Unit { file, syntax, imports: Vec::new() });
+        self.out.units.push(Unit {
+            file,
+            syntax,
+            imports: Vec::new(),
+            lossy,
+        });
         let imports: Vec<(String, Span)> = match &self.out.units[index].syntax {
-            Syntax::Fsm(f) => f.imports.iter().map(|i| (i.path.clone(), i.path_span)).collect(),
+            Syntax::Fsm(f) => f
+                .imports
+                .iter()
+                .map(|i| (i.path.clone(), i.path_span))
+                .collect(),
             Syntax::Oa(_) => Vec::new(),
         };
         self.stack.push(path.to_path_buf());
         let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mut resolved = Vec::with_capacity(imports.len());
-        for (import, span) in imports {
-            resolved.push(self.import(&dir, &import, span));
-        }
-        self.stack.pop();
-        self.out.units[index].imports = resolved;
+        self.pending.push(Pending {
+            index,
+            dir,
+            resolved: Vec::with_capacity(imports.len()),
+            imports: imports.into_iter(),
+        });
         index
+    }
+
+    /// Follows the imports of the files added, depth first, in the order written. An explicit stack rather than
+    /// recursion: an import chain of any length cannot overflow the thread's stack.
+    fn follow_imports(&mut self) {
+        while let Some(top) = self.pending.last_mut() {
+            let Some((import, span)) = top.imports.next() else {
+                if let Some(done) = self.pending.pop() {
+                    self.stack.pop();
+                    self.out.units[done.index].imports = done.resolved;
+                }
+                continue;
+            };
+            let dir = top.dir.clone();
+            let at = self.pending.len() - 1;
+            // Reading a new file pushes it onto `pending`: its imports are followed before this file's next one.
+            let unit = self.import(&dir, &import, span);
+            if let Some(asker) = self.pending.get_mut(at) {
+                asker.resolved.push(unit);
+            }
+        }
     }
 
     fn import(&mut self, dir: &Path, import: &str, span: Span) -> Option<usize> {
         let rel = Path::new(import);
-        if rel.is_absolute() || import.starts_with('/') || import.starts_with('\\') || rel.components().any(|c| matches!(c, Component::Prefix(_))) {
+        if rel.is_absolute()
+            || import.starts_with('/')
+            || import.starts_with('\\')
+            || rel.components().any(|c| matches!(c, Component::Prefix(_)))
+        {
             self.out.diagnostics.push(
                 Diagnostic::new(Code::ImportOutsideRoots, format!("import path `{import}` is absolute"))
                     .at(span, "absolute paths are not allowed")
@@ -135,7 +220,12 @@ impl Loader<'_> {
             return None;
         }
         let mut candidates = vec![normalize(&dir.join(rel))];
-        candidates.extend(self.opts.search_paths.iter().map(|p| normalize(&absolute(p).join(rel))));
+        candidates.extend(
+            self.opts
+                .search_paths
+                .iter()
+                .map(|p| normalize(&absolute(p).join(rel))),
+        );
         let mut outside = None;
         for c in candidates {
             if !self.roots.iter().any(|r| c.starts_with(normalize(r))) {
@@ -146,11 +236,18 @@ impl Loader<'_> {
                 continue;
             }
             if let Some(pos) = self.stack.iter().position(|p| *p == c) {
-                let cycle: Vec<String> = self.stack[pos..].iter().chain(std::iter::once(&c)).map(|p| self.display(p)).collect();
+                let cycle: Vec<String> = self.stack[pos..]
+                    .iter()
+                    .chain(std::iter::once(&c))
+                    .map(|p| self.display(p))
+                    .collect();
                 self.out.diagnostics.push(
-                    Diagnostic::new(Code::ImportCycle, format!("import cycle: {}", cycle.join(" → ")))
-                        .at(span, "this import closes the cycle")
-                        .help("move what both files need into a third file that neither imports"),
+                    Diagnostic::new(
+                        Code::ImportCycle,
+                        format!("import cycle: {}", cycle.join(" → ")),
+                    )
+                    .at(span, "this import closes the cycle")
+                    .help("move what both files need into a third file that neither imports"),
                 );
                 return None;
             }
@@ -160,9 +257,13 @@ impl Loader<'_> {
             return match read_text(&c) {
                 Ok(text) => Some(self.add(&c, text)),
                 Err(message) => {
-                    self.out.diagnostics.push(
-                        Diagnostic::new(Code::Io, format!("cannot import `{import}`: {message}")).at(span, "imported here"),
-                    );
+                    let mut d =
+                        Diagnostic::new(Code::Io, format!("cannot import `{import}`: {message}"))
+                            .at(span, "imported here");
+                    if message.contains("UTF-8") {
+                        d = d.help("specs are UTF-8 text: re-save the file as UTF-8");
+                    }
+                    self.out.diagnostics.push(d);
                     None
                 }
             };
@@ -175,11 +276,19 @@ impl Loader<'_> {
             );
         } else {
             let mut searched = vec![self.display(dir)];
-            searched.extend(self.opts.search_paths.iter().map(|p| self.display(&absolute(p))));
+            searched.extend(
+                self.opts
+                    .search_paths
+                    .iter()
+                    .map(|p| self.display(&absolute(p))),
+            );
             self.out.diagnostics.push(
-                Diagnostic::new(Code::ImportNotFound, format!("cannot find imported file `{import}`"))
-                    .at(span, "not found")
-                    .help(format!("searched: {}", searched.join(", "))),
+                Diagnostic::new(
+                    Code::ImportNotFound,
+                    format!("cannot find imported file `{import}`"),
+                )
+                .at(span, "not found")
+                .help(format!("searched: {}", searched.join(", "))),
             );
         }
         None
@@ -193,13 +302,21 @@ pub fn read_text(path: &Path) -> Result<String, String> {
         return Err("is a directory".into());
     }
     if meta.len() > MAX_FILE_SIZE {
-        return Err(format!("file is larger than {} MiB", MAX_FILE_SIZE / 1024 / 1024));
+        return Err(format!(
+            "file is larger than {} MiB",
+            MAX_FILE_SIZE / 1024 / 1024
+        ));
     }
     let bytes = std::fs::read(path).map_err(|e| io_message(&e))?;
     if bytes.contains(&0) {
         return Err("is a binary file, not a spec".into());
     }
-    let text = String::from_utf8(bytes).map_err(|e| format!("is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
     if text.trim().is_empty() {
         return Err("file is empty".into());
     }
@@ -216,7 +333,11 @@ fn io_message(e: &std::io::Error) -> String {
 
 /// An absolute path without touching the file system (no symlink resolution: roots are compared lexically).
 pub fn absolute(p: &Path) -> PathBuf {
-    let joined = if p.is_absolute() { p.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(p) };
+    let joined = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(p)
+    };
     normalize(&joined)
 }
 
@@ -241,7 +362,51 @@ mod tests {
 
     #[test]
     fn normalize_is_lexical() {
-        assert_eq!(normalize(Path::new("/a/b/../c/./d")), PathBuf::from("/a/c/d"));
+        assert_eq!(
+            normalize(Path::new("/a/b/../c/./d")),
+            PathBuf::from("/a/c/d")
+        );
         assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn an_imported_file_that_is_not_utf8_says_how_to_fix_it() {
+        let dir = std::env::temp_dir().join(format!("fsmc-loader-latin1-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("latin1.fsm"), b"// caf\xe9\nmachine M { }\n").unwrap();
+        let loaded = load_str(
+            "main.fsm",
+            "import \"latin1.fsm\";",
+            &dir,
+            &LoadOptions::default(),
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        let d = &loaded.diagnostics[0];
+        assert_eq!(d.code, Code::Io);
+        assert_eq!(
+            d.help.as_deref(),
+            Some("specs are UTF-8 text: re-save the file as UTF-8")
+        );
+    }
+
+    #[test]
+    fn a_yaml_spec_read_with_skipped_entries_is_lossy() {
+        let yaml = "alphabet_in: [DONE]\ndefault_start_state: ARound\nfinal_states: [BRound]\nlabel: XAbciApp\n\
+                    start_states: [ARound]\nstates: [ARound, BRound]\ntransition_func:\n  ARound, DONE: BRound\n";
+        let loaded = load_str(
+            "x_fsm_specification.yaml",
+            yaml,
+            Path::new("."),
+            &LoadOptions::default(),
+        );
+        assert!(loaded.units[0].lossy);
+        let clean = yaml.replace("ARound, DONE", "(ARound, DONE)");
+        let loaded = load_str(
+            "x_fsm_specification.yaml",
+            &clean,
+            Path::new("."),
+            &LoadOptions::default(),
+        );
+        assert!(!loaded.units[0].lossy);
     }
 }

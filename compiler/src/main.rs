@@ -5,6 +5,11 @@ use std::io::IsTerminal;
 fn main() {
     let stdout = std::io::stdout();
     let tty = stdout.is_terminal();
-    let code = fsmc::cli::run(std::env::args_os(), &mut stdout.lock(), &mut std::io::stderr().lock(), tty);
+    let code = fsmc::cli::run(
+        std::env::args_os(),
+        &mut stdout.lock(),
+        &mut std::io::stderr().lock(),
+        tty,
+    );
     std::process::exit(code);
 }

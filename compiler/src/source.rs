@@ -101,6 +101,21 @@ impl SourceFile {
         (line + 1, col + 1)
     }
 
+    /// The byte range of the line holding `offset`, without its line break.
+    pub fn line_range(&self, offset: usize) -> std::ops::Range<usize> {
+        let offset = offset.min(self.text.len());
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        };
+        let start = self.line_starts[line];
+        let end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        start..end.max(start)
+    }
+
     pub fn slice(&self, span: Span) -> &str {
         self.text.get(span.range()).unwrap_or("")
     }

@@ -10,7 +10,13 @@ fn workspace() -> PathBuf {
 }
 
 fn options() -> Options {
-    Options { load: LoadOptions { display_base: Some(workspace()), ..LoadOptions::default() }, ..Options::default() }
+    Options {
+        load: LoadOptions {
+            display_base: Some(workspace()),
+            ..LoadOptions::default()
+        },
+        ..Options::default()
+    }
 }
 
 /// Every spec under specs/ that is meant to compile (specs/invalid holds the failing ones).
@@ -23,19 +29,36 @@ fn specs() -> Vec<PathBuf> {
 
 fn generated(path: &Path) -> String {
     let c = compile(path, &options()).expect("spec is readable");
-    let checked = c.checked.unwrap_or_else(|| panic!("{} has errors:\n{}", path.display(), fsmc::diag::render::human(&c.sources, &c.diagnostics, false)));
+    let checked = c.checked.unwrap_or_else(|| {
+        panic!(
+            "{} has errors:\n{}",
+            path.display(),
+            fsmc::diag::render::human(&c.sources, &c.diagnostics, false)
+        )
+    });
     fsmc::codegen::format(fsmc::codegen::generate(&checked))
 }
 
 #[test]
 fn generated_code_snapshots() {
     for path in specs() {
-        let name = path.strip_prefix(workspace().join("specs")).unwrap().to_string_lossy().replace(['/', '\\'], "__").replace(".fsm", "");
+        let name = path
+            .strip_prefix(workspace().join("specs"))
+            .unwrap()
+            .to_string_lossy()
+            .replace(['/', '\\'], "__")
+            .replace(".fsm", "");
         let code = generated(&path);
         // Guarantees the brief makes of generated code, visible in the text.
-        assert!(!code.contains("unsafe"), "{name}: generated code has `unsafe`");
+        assert!(
+            !code.contains("unsafe"),
+            "{name}: generated code has `unsafe`"
+        );
         for panicky in ["unwrap()", "expect(", "panic!", "unreachable!", "todo!"] {
-            assert!(!code.contains(panicky), "{name}: generated code contains `{panicky}`");
+            assert!(
+                !code.contains(panicky),
+                "{name}: generated code contains `{panicky}`"
+            );
         }
         insta::assert_snapshot!(format!("gen__{name}"), code);
     }
@@ -99,7 +122,11 @@ fn gen_writes_only_changes_and_checks_staleness() {
     let dir = std::env::temp_dir().join(format!("fsmc-gen-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("door.fsm");
-    std::fs::write(&spec, "machine Door { event GO; start default state A; final state B; (A, GO) -> B; }").unwrap();
+    std::fs::write(
+        &spec,
+        "machine Door { event GO; start default state A; final state B; (A, GO) -> B; }",
+    )
+    .unwrap();
     let out = dir.join("door.rs");
     let run = |args: &[&str]| {
         let mut argv = vec!["fsmc".into()];
@@ -115,14 +142,22 @@ fn gen_writes_only_changes_and_checks_staleness() {
     let modified = std::fs::metadata(&out).unwrap().modified().unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     assert_eq!(run(&["gen", spec_s, "-o", out_s]).0, 0);
-    assert_eq!(std::fs::metadata(&out).unwrap().modified().unwrap(), modified, "unchanged output is not rewritten");
+    assert_eq!(
+        std::fs::metadata(&out).unwrap().modified().unwrap(),
+        modified,
+        "unchanged output is not rewritten"
+    );
     assert_eq!(run(&["gen", spec_s, "-o", out_s, "--check"]).0, 0);
     std::fs::write(&spec, "machine Door { event GO, BACK; start default state A; final state B; (A, GO) -> B; (A, BACK) -> A; }").unwrap();
     let (code, err) = run(&["gen", spec_s, "-o", out_s, "--check"]);
     assert_eq!(code, 1);
     assert!(err.contains("stale"), "{err}");
     // A spec with errors: exit 1, the file is left alone.
-    std::fs::write(&spec, "machine Door { event GO; start default state A; (A, GO) -> Nowhere; }").unwrap();
+    std::fs::write(
+        &spec,
+        "machine Door { event GO; start default state A; (A, GO) -> Nowhere; }",
+    )
+    .unwrap();
     let before = std::fs::read_to_string(&out).unwrap();
     assert_eq!(run(&["gen", spec_s, "-o", out_s]).0, 1);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);

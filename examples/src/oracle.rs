@@ -45,7 +45,11 @@ impl Behaviour for Instance {
     /// Shared randomness: derived from the period's data, never from local entropy (determinism).
     fn randomness_round(&mut self, data: &Data) -> Option<[u8; 32]> {
         self.draws += 1;
-        let seed = data.estimate.unwrap_or(0).wrapping_mul(31).wrapping_add(self.draws);
+        let seed = data
+            .estimate
+            .unwrap_or(0)
+            .wrapping_mul(31)
+            .wrapping_add(self.draws);
         let mut r = [0u8; 32];
         for (i, b) in r.iter_mut().enumerate() {
             *b = (seed.rotate_left(i as u32) & 0xff) as u8;
@@ -55,7 +59,9 @@ impl Behaviour for Instance {
     fn select_keeper_round(&mut self, data: &Data) -> Option<String> {
         let participants: Vec<&String> = data.participants.as_ref()?.iter().collect();
         let r = data.most_voted_randomness?;
-        participants.get(usize::from(r[0]) % participants.len()).map(|p| (*p).clone())
+        participants
+            .get(usize::from(r[0]) % participants.len())
+            .map(|p| (*p).clone())
     }
     fn submit_price_round(&mut self, data: &Data) -> Option<String> {
         if !self.keeper_submits {
@@ -88,13 +94,21 @@ fn apply<P: Ord + Clone>(round: &Round<P>, data: &mut Data) {
         }
     }
     match round {
-        Round::RegistrationStartupRound(r) => data.participants = done(r.outcome()).or(data.participants.take()),
-        Round::RegistrationRound(r) => data.participants = done(r.outcome()).or(data.participants.take()),
+        Round::RegistrationStartupRound(r) => {
+            data.participants = done(r.outcome()).or(data.participants.take())
+        }
+        Round::RegistrationRound(r) => {
+            data.participants = done(r.outcome()).or(data.participants.take())
+        }
         Round::CollectObservationRound(r) => {
-            data.observations = done(r.outcome()).map(|m: BTreeMap<P, (String, u64)>| m.into_values().collect());
+            data.observations =
+                done(r.outcome()).map(|m: BTreeMap<P, (String, u64)>| m.into_values().collect());
         }
         Round::EstimateConsensusRound(r) => data.estimate = done(r.outcome()),
-        Round::TxHashRound(r) => data.tx_hash = done(r.outcome()).and_then(|m: BTreeMap<P, String>| m.into_values().next()),
+        Round::TxHashRound(r) => {
+            data.tx_hash =
+                done(r.outcome()).and_then(|m: BTreeMap<P, String>| m.into_values().next())
+        }
         Round::RandomnessRound(r) => data.most_voted_randomness = done(r.outcome()),
         Round::SelectKeeperRound(r) => data.keeper = done(r.outcome()),
         Round::SubmitPriceRound(r) => data.final_tx_hash = done(r.outcome()),
@@ -119,7 +133,12 @@ pub struct Run {
 /// to submit whenever it is the keeper, so the app elects another one.
 pub fn run(periods: u64, failing_keeper: Option<&str>) -> Result<Run, String> {
     let mut instances: Vec<Instance> = (0..4)
-        .map(|i| Instance { address: format!("agent-{i}"), observed: 1000 + 7 * i, keeper_submits: Some(format!("agent-{i}").as_str()) != failing_keeper, draws: 0 })
+        .map(|i| Instance {
+            address: format!("agent-{i}"),
+            observed: 1000 + 7 * i,
+            keeper_submits: Some(format!("agent-{i}").as_str()) != failing_keeper,
+            draws: 0,
+        })
         .collect();
     let mut data = Periods::new(Data::default());
     let mut state = State::DEFAULT_START;
@@ -130,11 +149,16 @@ pub fn run(periods: u64, failing_keeper: Option<&str>) -> Result<Run, String> {
         if guard > 1000 {
             return Err("the app did not converge".into());
         }
-        let mut participants = Participants::new(instances.iter().map(|i| i.address.clone())).map_err(|e| e.to_string())?;
+        let mut participants = Participants::new(instances.iter().map(|i| i.address.clone()))
+            .map_err(|e| e.to_string())?;
         if let Some(keeper) = data.current().keeper.clone() {
-            participants = participants.with_keeper(keeper).map_err(|e| e.to_string())?;
+            participants = participants
+                .with_keeper(keeper)
+                .map_err(|e| e.to_string())?;
         }
-        let Some(mut round) = Round::new(state, &participants).map_err(|e: RoundError| e.to_string())? else {
+        let Some(mut round) =
+            Round::new(state, &participants).map_err(|e: RoundError| e.to_string())?
+        else {
             return Err(format!("no round to run in {state}"));
         };
         for inst in &mut instances {
@@ -150,10 +174,18 @@ pub fn run(periods: u64, failing_keeper: Option<&str>) -> Result<Run, String> {
         // An undecided round ends by its timeout event (every non-final round here has one or retries).
         let event = match round.decided() {
             Some(e) => e,
-            None => *state.accepted().iter().find(|e| e.timeout().is_some()).ok_or(format!("{state} is stuck"))?,
+            None => *state
+                .accepted()
+                .iter()
+                .find(|e| e.timeout().is_some())
+                .ok_or(format!("{state} is stuck"))?,
         };
         apply(&round, data.current_mut());
-        decisions.push(Decision { period: data.period(), state, event });
+        decisions.push(Decision {
+            period: data.period(),
+            state,
+            event,
+        });
         state = state.next(event).map_err(|e| e.to_string())?;
         if state.is_reset() {
             // Entering the reset round starts a new period: only cross-period keys carry over.
@@ -161,5 +193,9 @@ pub fn run(periods: u64, failing_keeper: Option<&str>) -> Result<Run, String> {
             data.prune(2);
         }
     }
-    Ok(Run { decisions, data, state })
+    Ok(Run {
+        decisions,
+        data,
+        state,
+    })
 }

@@ -16,7 +16,7 @@ use syn::{Ident, LitStr, Token};
 
 /// Generates the Rust for a `.fsm` spec (or an Open Autonomy `fsm_specification.yaml`).
 ///
-/// ```ignore
+/// ```text
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm");
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm", search = ["vendor/specs"], deny_warnings);
 /// ```
@@ -32,7 +32,7 @@ pub fn include_fsm(input: TokenStream) -> TokenStream {
 
 /// Generates the Rust for a spec written inline, as a string literal (handy in doctests and small tests).
 ///
-/// ```ignore
+/// ```text
 /// fsmc_runtime::fsm!(r#"
 ///     machine Door {
 ///         event OPEN, CLOSE;

@@ -11,36 +11,63 @@ use std::collections::BTreeMap;
 pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     let mut out = Vec::new();
     if app.chain.len() < 2 {
+        let count = if app.chain.is_empty() {
+            "no machines"
+        } else {
+            "only one machine"
+        };
         out.push(
-            Diagnostic::new(Code::TooFewMachines, format!("app `{}` composes {} machine(s); a composition needs at least two", app.name, app.chain.len()))
-                .at(app.name.span, "too few machines")
-                .help("list the machines in chain order: `chain First, Second;`"),
+            Diagnostic::new(
+                Code::TooFewMachines,
+                format!(
+                    "app `{}` chains {count}; a composition needs at least two",
+                    app.name
+                ),
+            )
+            .at(app.name.span, "too few machines")
+            .help("list the machines in chain order: `chain First, Second;`"),
         );
     }
     let mut used: BTreeMap<MachineId, Span> = BTreeMap::new();
     for (id, span) in &app.chain {
         if let Some(first) = used.insert(*id, *span) {
             out.push(
-                Diagnostic::new(Code::MachineUsedTwice, format!("machine `{}` appears twice in app `{}`", spec.machine(*id).name, app.name))
-                    .at(*span, "used again here")
-                    .with(first, "first used here")
-                    .help("a machine can be used only once in a composition"),
+                Diagnostic::new(
+                    Code::MachineUsedTwice,
+                    format!(
+                        "machine `{}` appears twice in app `{}`",
+                        spec.machine(*id).name,
+                        app.name
+                    ),
+                )
+                .at(*span, "used again here")
+                .with(first, "first used here")
+                .help("a machine can be used only once in a composition"),
             );
             used.insert(*id, first);
         }
     }
     // States must be unique across machines: the composed app addresses them by name.
     let mut owner: BTreeMap<&str, (MachineId, Span)> = BTreeMap::new();
-    let mut events: BTreeMap<&str, (MachineId, Option<crate::model::Timeout>, Span)> = BTreeMap::new();
+    let mut events: BTreeMap<&str, (MachineId, Option<crate::model::Timeout>, Span)> =
+        BTreeMap::new();
     for (id, _) in dedup(&app.chain) {
         let m = spec.machine(id);
         for s in &m.states {
             if let Some((other, span)) = owner.get(s.name.as_str()) {
                 out.push(
-                    Diagnostic::new(Code::SharedState, format!("state `{}` is in both `{}` and `{}`", s.name, spec.machine(*other).name, m.name))
-                        .at(s.name.span, format!("in `{}`", m.name))
-                        .with(*span, format!("in `{}`", spec.machine(*other).name))
-                        .help("rounds in common between composed machines are not allowed: rename one"),
+                    Diagnostic::new(
+                        Code::SharedState,
+                        format!(
+                            "state `{}` is in both `{}` and `{}`",
+                            s.name,
+                            spec.machine(*other).name,
+                            m.name
+                        ),
+                    )
+                    .at(s.name.span, format!("in `{}`", m.name))
+                    .with(*span, format!("in `{}`", spec.machine(*other).name))
+                    .help("rounds in common between composed machines are not allowed: rename one"),
                 );
             } else {
                 owner.insert(s.name.as_str(), (id, s.name.span));
@@ -54,11 +81,21 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                         _ => false,
                     };
                     if differ {
-                        let (a, b) = (timeout.map(|t| t.duration), e.timeout.map(|t| t.duration));
+                        let (first, again) = (
+                            timeout.map(|t| t.duration).unwrap_or_default(),
+                            e.timeout.map(|t| t.duration).unwrap_or_default(),
+                        );
                         out.push(
                             Diagnostic::new(
                                 Code::TimeoutMismatch,
-                                format!("event `{}` has timeout {:?} in `{}` but {:?} in `{}`", e.name, b.unwrap_or_default(), m.name, a.unwrap_or_default(), spec.machine(*other).name),
+                                format!(
+                                    "event `{}` has timeout {} in `{}` but {} in `{}`",
+                                    e.name,
+                                    duration(first),
+                                    spec.machine(*other).name,
+                                    duration(again),
+                                    m.name
+                                ),
                             )
                             .at(e.timeout.map_or(e.name.span, |t| t.span), "this timeout")
                             .with(timeout.map_or(*span, |t| t.span), "differs from this one")
@@ -68,7 +105,8 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                         out.push(
                             Diagnostic::new(Code::SharedEvent, format!("event `{}` is in both `{}` and `{}`; it is treated as one event", e.name, spec.machine(*other).name, m.name))
                                 .at(e.name.span, "declared again here")
-                                .with(*span, "first declared here"),
+                                .with(*span, "first declared here")
+                                .help("if the two mean different things, rename one; if they mean the same, allow the lint: `#![allow(shared_event)]`"),
                         );
                     }
                 }
@@ -86,26 +124,47 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
         let to = spec.machine(tm).state(ts);
         if let Some(first) = mapped.insert(edge.from, edge.from_span) {
             out.push(
-                Diagnostic::new(Code::DuplicateMapping, format!("final state `{}` is mapped twice", from.name))
-                    .at(edge.from_span, "mapped again here")
-                    .with(first, "first mapped here")
-                    .help("a final state leads to exactly one start state"),
+                Diagnostic::new(
+                    Code::DuplicateMapping,
+                    format!("final state `{}` is mapped twice", from.name),
+                )
+                .at(edge.from_span, "mapped again here")
+                .with(first, "first mapped here")
+                .help("a final state leads to exactly one start state"),
             );
         }
         if !from.is_final {
             out.push(
-                Diagnostic::new(Code::MappingFromNonFinal, format!("found non-final state `{}` specified in the transition mapping", from.name))
-                    .at(edge.from_span, format!("not a final state of `{}`", spec.machine(fm).name))
-                    .with(from.name.span, "declared here")
-                    .help("only a machine's final states can lead into another machine"),
+                Diagnostic::new(
+                    Code::MappingFromNonFinal,
+                    format!(
+                        "found non-final state `{}` specified in the transition mapping",
+                        from.name
+                    ),
+                )
+                .at(
+                    edge.from_span,
+                    format!("not a final state of `{}`", spec.machine(fm).name),
+                )
+                .with(from.name.span, "declared here")
+                .help("only a machine's final states can lead into another machine"),
             );
         }
         if !to.start {
             out.push(
-                Diagnostic::new(Code::MappingToNonStart, format!("found non-initial state `{}` specified in the transition mapping", to.name))
-                    .at(edge.to_span, format!("not a start state of `{}`", spec.machine(tm).name))
-                    .with(to.name.span, "declared here")
-                    .help("a mapping leads into a machine's start state"),
+                Diagnostic::new(
+                    Code::MappingToNonStart,
+                    format!(
+                        "found non-initial state `{}` specified in the transition mapping",
+                        to.name
+                    ),
+                )
+                .at(
+                    edge.to_span,
+                    format!("not a start state of `{}`", spec.machine(tm).name),
+                )
+                .with(to.name.span, "declared here")
+                .help("a mapping leads into a machine's start state"),
             );
         }
     }
@@ -121,9 +180,27 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     (composed, out)
 }
 
+/// A duration the way a spec writes it: `30s`, `2m`, `1h`, `1500ms`.
+fn duration(d: std::time::Duration) -> String {
+    let ms = d.as_millis();
+    if ms == 0 || !d.as_nanos().is_multiple_of(1_000_000) {
+        return format!("{d:?}");
+    }
+    match ms {
+        _ if ms.is_multiple_of(3_600_000) => format!("{}h", ms / 3_600_000),
+        _ if ms.is_multiple_of(60_000) => format!("{}m", ms / 60_000),
+        _ if ms.is_multiple_of(1000) => format!("{}s", ms / 1000),
+        _ => format!("{ms}ms"),
+    }
+}
+
 fn dedup(chain: &[(MachineId, Span)]) -> Vec<(MachineId, Span)> {
     let mut seen = std::collections::BTreeSet::new();
-    chain.iter().copied().filter(|(id, _)| seen.insert(*id)).collect()
+    chain
+        .iter()
+        .copied()
+        .filter(|(id, _)| seen.insert(*id))
+        .collect()
 }
 
 fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
@@ -132,10 +209,18 @@ fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
         let start = m.state(entry.start);
         let Some(via) = entry.via else { continue };
         let edge = &app.mappings[via];
-        let missing: Vec<&str> =
-            start.requires.iter().map(|(k, _)| m.key(*k).name.as_str()).filter(|k| !entry.guaranteed.contains(*k)).collect();
+        let missing: Vec<&str> = start
+            .requires
+            .iter()
+            .map(|(k, _)| m.key(*k).name.as_str())
+            .filter(|k| !entry.guaranteed.contains(*k))
+            .collect();
         if !missing.is_empty() {
-            let list = missing.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            let list = missing
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
             let from = spec.machine(edge.from.0);
             out.push(
                 Diagnostic::new(
@@ -152,13 +237,23 @@ fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
 
 /// A diagnostic about the composed machine, pointing at the component where the problem is and naming the app.
 fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
-    let mut w = Diagnostic::new(Code::ComposedCheck, format!("in the composed app `{}`: {}", app.name, d.message));
+    let mut w = Diagnostic::new(
+        Code::ComposedCheck,
+        format!("in the composed app `{}`: {}", app.name, d.message),
+    );
     w.severity = d.severity;
     w.primary = d.primary.clone();
     w.secondary = d.secondary.clone();
-    w.secondary.push(crate::diag::Label { span: app.name.span, message: "composed here".into() });
+    w.secondary.push(crate::diag::Label {
+        span: app.name.span,
+        message: "composed here".into(),
+    });
     w.help = d.help.clone();
     w.notes = d.notes.clone();
-    w.notes.push(format!("the composed machine fails {} ({}) once the chain is applied", d.code.id(), d.code.name()));
+    w.notes.push(format!(
+        "the composed machine fails {} ({}) once the chain is applied",
+        d.code.id(),
+        d.code.name()
+    ));
     w
 }

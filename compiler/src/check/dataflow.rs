@@ -8,12 +8,19 @@
 
 use super::graph::Graph;
 use crate::diag::{Code, Diagnostic};
-use crate::model::{KeyId, Machine, StateId};
+use crate::model::{KeyId, Machine, Origin, StateId};
 use std::collections::VecDeque;
 
 /// The keys Open Autonomy always provides; listing one as a condition is a mistake upstream rejects.
-pub const DEFAULT_KEYS: &[&str] =
-    &["round_count", "period_count", "all_participants", "nb_participants", "max_participants", "consensus_threshold", "safe_contract_address"];
+pub const DEFAULT_KEYS: &[&str] = &[
+    "round_count",
+    "period_count",
+    "all_participants",
+    "nb_participants",
+    "max_participants",
+    "consensus_threshold",
+    "safe_contract_address",
+];
 
 #[derive(Clone, PartialEq, Eq)]
 struct Bits(Vec<u64>);
@@ -41,20 +48,33 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
     let n = m.keys.len();
     let mut used = vec![false; n];
     for s in &m.states {
-        for (k, _) in s.reads.iter().chain(&s.writes).chain(&s.requires).chain(&s.ensures) {
+        for (k, _) in s
+            .reads
+            .iter()
+            .chain(&s.writes)
+            .chain(&s.requires)
+            .chain(&s.ensures)
+        {
             used[k.index()] = true;
         }
     }
     for (i, k) in m.keys.iter().enumerate() {
         if !used[i] {
             out.push(
-                Diagnostic::new(Code::UnusedKey, format!("key `{}` is never read, written or guaranteed", k.name))
-                    .at(k.name.span, "unused key")
-                    .help("use it in a state's `reads`/`writes`, or remove it"),
+                Diagnostic::new(
+                    Code::UnusedKey,
+                    format!("key `{}` is never read, written or guaranteed", k.name),
+                )
+                .at(k.name.span, "unused key")
+                .help("use it in a state's `reads`/`writes`, or remove it"),
             );
         }
     }
-    if !m.states.iter().any(|s| !s.reads.is_empty() || !s.ensures.is_empty()) {
+    if !m
+        .states
+        .iter()
+        .any(|s| !s.reads.is_empty() || !s.ensures.is_empty())
+    {
         return;
     }
 
@@ -82,7 +102,9 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
     let mut queued = vec![false; m.states.len()];
     while let Some(s) = queue.pop_front() {
         queued[s.index()] = false;
-        let Some(entry) = avail[s.index()].clone() else { continue };
+        let Some(entry) = avail[s.index()].clone() else {
+            continue;
+        };
         let exit = exit_of(m, s, entry, &cross);
         for &t in &outgoing[s.index()] {
             let to = m.transitions[t].to;
@@ -110,17 +132,26 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
     }
     for s in m.state_ids() {
         let st = m.state(s);
-        let Some(entry) = &avail[s.index()] else { continue };
+        let Some(entry) = &avail[s.index()] else {
+            continue;
+        };
         if !g.reachable[s.index()] {
             continue;
         }
         for (k, span) in &st.reads {
             if !entry.has(*k) {
                 out.push(
-                    Diagnostic::new(Code::ReadBeforeWrite, format!("state `{}` reads `{}`, which some path reaches without writing", st.name, m.key(*k).name))
-                        .at(*span, "read here")
-                        .with(m.key(*k).name.span, "declared here")
-                        .help(read_help(m, *k)),
+                    Diagnostic::new(
+                        Code::ReadBeforeWrite,
+                        format!(
+                            "state `{}` reads `{}`, which some path reaches without writing",
+                            st.name,
+                            m.key(*k).name
+                        ),
+                    )
+                    .at(*span, "read here")
+                    .with(m.key(*k).name.span, "declared here")
+                    .help(read_help(m, *k)),
                 );
             }
         }
@@ -161,10 +192,26 @@ fn exit_of(m: &Machine, s: StateId, mut entry: Bits, cross: &Bits) -> Bits {
 
 fn read_help(m: &Machine, k: KeyId) -> String {
     let key = &m.key(k).name;
-    if m.states.iter().any(|s| s.reset) && !m.key(k).cross_period {
-        format!("write `{key}` on every path to this state, require it on entry (`requires {key};`), or make it `cross_period` if it must survive a reset")
+    let reset = m.states.iter().any(|s| s.reset) && !m.key(k).cross_period;
+    // In a composed app only the first machine's pre-conditions hold on entry; the later machines' `requires`
+    // were checked along the chain and cannot help here.
+    if m.origin == Origin::Composed {
+        return if reset {
+            format!(
+                "a reset round starts a new period on the way here: make `{key}` `cross_period`, or write it again after the reset"
+            )
+        } else {
+            format!("write `{key}` on every path of the app to this state")
+        };
+    }
+    if reset {
+        format!(
+            "write `{key}` on every path to this state, require it on entry (`requires {key};`), or make it `cross_period` if it must survive a reset"
+        )
     } else {
-        format!("write `{key}` on every path to this state, or require it on entry with `requires {key};` on the start state")
+        format!(
+            "write `{key}` on every path to this state, or require it on entry with `requires {key};` on the start state"
+        )
     }
 }
 
@@ -177,9 +224,12 @@ fn conditions(m: &Machine, out: &mut Vec<Diagnostic>) {
         for (k, span) in &st.requires {
             if !st.start {
                 out.push(
-                    Diagnostic::new(Code::ConditionOnWrongState, format!("`requires` on `{}`, which is not a start state", st.name))
-                        .at(*span, "pre-conditions apply on entry to the machine")
-                        .help("move it to a start state, or use `reads`"),
+                    Diagnostic::new(
+                        Code::ConditionOnWrongState,
+                        format!("`requires` on `{}`, which is not a start state", st.name),
+                    )
+                    .at(*span, "pre-conditions apply on entry to the machine")
+                    .help("move it to a start state, or use `reads`"),
                 );
             }
             pre.entry(*k).or_insert(*span);
@@ -187,9 +237,12 @@ fn conditions(m: &Machine, out: &mut Vec<Diagnostic>) {
         for (k, span) in &st.ensures {
             if !st.is_final {
                 out.push(
-                    Diagnostic::new(Code::ConditionOnWrongState, format!("`ensures` on `{}`, which is not a final state", st.name))
-                        .at(*span, "post-conditions apply on exit from the machine")
-                        .help("move it to a final state"),
+                    Diagnostic::new(
+                        Code::ConditionOnWrongState,
+                        format!("`ensures` on `{}`, which is not a final state", st.name),
+                    )
+                    .at(*span, "post-conditions apply on exit from the machine")
+                    .help("move it to a final state"),
                 );
             }
             post.entry(*k).or_insert(*span);
@@ -198,10 +251,16 @@ fn conditions(m: &Machine, out: &mut Vec<Diagnostic>) {
     for (k, span) in &post {
         if let Some(pre_span) = pre.get(k) {
             out.push(
-                Diagnostic::new(Code::ConditionOverlap, format!("key `{}` is both a pre-condition and a post-condition", m.key(*k).name))
-                    .at(*span, "post-condition")
-                    .with(*pre_span, "pre-condition")
-                    .help("a key required on entry is still there on exit: drop it from `ensures`"),
+                Diagnostic::new(
+                    Code::ConditionOverlap,
+                    format!(
+                        "key `{}` is both a pre-condition and a post-condition",
+                        m.key(*k).name
+                    ),
+                )
+                .at(*span, "post-condition")
+                .with(*pre_span, "pre-condition")
+                .help("a key required on entry is still there on exit: drop it from `ensures`"),
             );
         }
     }
@@ -209,9 +268,12 @@ fn conditions(m: &Machine, out: &mut Vec<Diagnostic>) {
         let name = &m.key(*k).name;
         if DEFAULT_KEYS.contains(&name.as_str()) {
             out.push(
-                Diagnostic::new(Code::DefaultKeyAsCondition, format!("`{name}` is a default key and cannot be a condition"))
-                    .at(*span, "always present")
-                    .help("default keys are always available: remove it from the condition"),
+                Diagnostic::new(
+                    Code::DefaultKeyAsCondition,
+                    format!("`{name}` is a default key and cannot be a condition"),
+                )
+                .at(*span, "always present")
+                .help("default keys are always available: remove it from the condition"),
             );
         }
     }

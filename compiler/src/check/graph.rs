@@ -21,7 +21,11 @@ impl Graph {
             graph.add_node(());
         }
         for (i, t) in m.transitions.iter().enumerate() {
-            graph.add_edge(NodeIndex::new(t.from.index()), NodeIndex::new(t.to.index()), i);
+            graph.add_edge(
+                NodeIndex::new(t.from.index()),
+                NodeIndex::new(t.to.index()),
+                i,
+            );
         }
         let mut reachable = vec![false; m.states.len()];
         for s in m.start_states() {
@@ -44,11 +48,17 @@ impl Graph {
                 coreachable[n.index()] = true;
             }
         }
-        Graph { reachable, coreachable, graph }
+        Graph {
+            reachable,
+            coreachable,
+            graph,
+        }
     }
 
     pub fn out_degree(&self, s: StateId) -> usize {
-        self.graph.edges_directed(NodeIndex::new(s.index()), Direction::Outgoing).count()
+        self.graph
+            .edges_directed(NodeIndex::new(s.index()), Direction::Outgoing)
+            .count()
     }
 }
 
@@ -56,13 +66,35 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
     let g = Graph::build(m);
     let has_start = m.start_states().next().is_some();
     let has_final = m.final_states().next().is_some();
+    // When no final state is reachable, every state "cannot reach a final state": the unreachable finals say
+    // it once.
+    let final_reachable = m.final_states().any(|f| g.reachable[f.index()]);
+    // A dialogue that cannot begin reaches nothing: its one error (E0803) replaces a dead-end start and a
+    // report for every other state.
+    let no_initiation = super::profiles::no_initiation(m);
+    // In a dialogue, a state that cannot reach an end is reported through the performative leading into it.
+    let cannot_terminate = super::profiles::cannot_terminate(m, &g);
+    // Computed in one pass over the transitions, so the check stays linear.
+    let mut by_performative = vec![false; m.states.len()];
+    for t in &m.transitions {
+        if g.reachable[t.from.index()] && t.event.is_some_and(|e| cannot_terminate[e.index()]) {
+            by_performative[t.to.index()] = true;
+        }
+    }
+    let reported_by_performative = |s: StateId| by_performative[s.index()];
     for s in m.state_ids() {
         let st = m.state(s);
+        if no_initiation {
+            continue;
+        }
         if has_start && !g.reachable[s.index()] {
             out.push(
-                Diagnostic::new(Code::UnreachableState, format!("state `{}` is unreachable", st.name))
-                    .at(st.name.span, "no path from any start state leads here")
-                    .help("add a transition into it, mark it `start`, or remove it"),
+                Diagnostic::new(
+                    Code::UnreachableState,
+                    format!("state `{}` is unreachable", st.name),
+                )
+                .at(st.name.span, "no path from any start state leads here")
+                .help("add a transition into it, mark it `start`, or remove it"),
             );
         }
         if !st.is_final && g.out_degree(s) == 0 {
@@ -77,11 +109,20 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
                     .help(help)
                     .note("a machine that enters this state can never move again"),
             );
-        } else if has_final && !st.is_final && g.reachable[s.index()] && !g.coreachable[s.index()] {
+        } else if has_final
+            && final_reachable
+            && !st.is_final
+            && g.reachable[s.index()]
+            && !g.coreachable[s.index()]
+            && !reported_by_performative(s)
+        {
             out.push(
-                Diagnostic::new(Code::NoPathToFinal, format!("state `{}` cannot reach a final state", st.name))
-                    .at(st.name.span, "every path from here loops forever")
-                    .help("add a transition towards a final state"),
+                Diagnostic::new(
+                    Code::NoPathToFinal,
+                    format!("state `{}` cannot reach a final state", st.name),
+                )
+                .at(st.name.span, "every path from here loops forever")
+                .help("add a transition towards a final state"),
             );
         }
     }
@@ -93,19 +134,29 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
             live[e.index()] |= g.reachable[t.from.index()];
         }
     }
+    let explained = super::rounds::required_but_unused(m);
     for (i, e) in m.events.iter().enumerate() {
         if !used[i] {
-            out.push(
-                Diagnostic::new(Code::UnusedEvent, format!("event `{}` is never used", e.name))
+            // An event some round must emit is reported as that round's missing transition (E0401) instead.
+            if !explained[i] {
+                out.push(
+                    Diagnostic::new(
+                        Code::UnusedEvent,
+                        format!("event `{}` is never used", e.name),
+                    )
                     .at(e.name.span, "no transition uses this event")
                     .help("use it in a transition or remove it"),
-            );
+                );
+            }
         } else if has_start && !live[i] && m.profile != Profile::Dialogue {
             // Dialogues report this as an unreachable performative instead.
             out.push(
-                Diagnostic::new(Code::EventNeverHandled, format!("event `{}` can never be handled", e.name))
-                    .at(e.name.span, "only unreachable states handle this event")
-                    .help("make one of those states reachable, or remove the event"),
+                Diagnostic::new(
+                    Code::EventNeverHandled,
+                    format!("event `{}` can never be handled", e.name),
+                )
+                .at(e.name.span, "only unreachable states handle this event")
+                .help("make one of those states reachable, or remove the event"),
             );
         }
     }

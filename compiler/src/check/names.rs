@@ -23,24 +23,35 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     for s in &m.states {
         if matches!(s.name.as_str(), "Self" | "self" | "crate" | "super") {
             out.push(
-                Diagnostic::new(Code::ReservedName, format!("`{}` cannot name a state", s.name))
-                    .at(s.name.span, "reserved in Rust")
-                    .help("rename the state"),
+                Diagnostic::new(
+                    Code::ReservedName,
+                    format!("`{}` cannot name a state", s.name),
+                )
+                .at(s.name.span, "reserved in Rust")
+                .help("rename the state"),
             );
         }
     }
 }
 
-fn collisions<'a>(what: &str, names: impl Iterator<Item = &'a Name>, convert: fn(&str) -> String, out: &mut Vec<Diagnostic>) {
+fn collisions<'a>(
+    what: &str,
+    names: impl Iterator<Item = &'a Name>,
+    convert: fn(&str) -> String,
+    out: &mut Vec<Diagnostic>,
+) {
     let mut seen: BTreeMap<String, &Name> = BTreeMap::new();
     for n in names {
         let rust = convert(&n.text);
         match seen.get(&rust) {
             Some(prev) if prev.text != n.text => out.push(
-                Diagnostic::new(Code::NameCollision, format!("{what}s `{prev}` and `{n}` both become `{rust}` in generated Rust"))
-                    .at(n.span, format!("becomes `{rust}`"))
-                    .with(prev.span, format!("also becomes `{rust}`"))
-                    .help(format!("rename one of the {what}s")),
+                Diagnostic::new(
+                    Code::NameCollision,
+                    format!("{what}s `{prev}` and `{n}` both become `{rust}` in generated Rust"),
+                )
+                .at(n.span, format!("becomes `{rust}`"))
+                .with(prev.span, format!("also becomes `{rust}`"))
+                .help(format!("rename one of the {what}s")),
             ),
             Some(_) => {}
             None => {
@@ -57,19 +68,29 @@ pub(super) fn naming(m: &Machine, out: &mut Vec<Diagnostic>) {
     }
     let label = m.label.as_ref().unwrap_or(&m.name);
     if !label.text.ends_with("AbciApp") {
-        let what = if m.origin == Origin::Composed { "app" } else { "machine" };
+        let what = if m.origin == Origin::Composed {
+            "app"
+        } else {
+            "machine"
+        };
         out.push(
-            Diagnostic::new(Code::AppNaming, format!("{what} label `{label}` does not end in `AbciApp`"))
-                .at(label.span, "Open Autonomy names apps `…AbciApp`")
-                .help("rename it, or allow the lint with `#[allow(app_naming)]`"),
+            Diagnostic::new(
+                Code::AppNaming,
+                format!("{what} label `{label}` does not end in `AbciApp`"),
+            )
+            .at(label.span, "Open Autonomy names apps `…AbciApp`")
+            .help("rename it, or allow the lint with `#[allow(app_naming)]`"),
         );
     }
     for s in &m.states {
         if !s.name.text.ends_with("Round") {
             out.push(
-                Diagnostic::new(Code::StateNaming, format!("state `{}` does not end in `Round`", s.name))
-                    .at(s.name.span, "Open Autonomy names rounds `…Round`")
-                    .help("rename it, or allow the lint with `#[allow(state_naming)]`"),
+                Diagnostic::new(
+                    Code::StateNaming,
+                    format!("state `{}` does not end in `Round`", s.name),
+                )
+                .at(s.name.span, "Open Autonomy names rounds `…Round`")
+                .help("rename it, or allow the lint with `#[allow(state_naming)]`"),
             );
         }
     }

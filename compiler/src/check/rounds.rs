@@ -9,39 +9,76 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         return;
     }
     let outgoing = m.outgoing();
+    let conventional = m.conventional_outcome_events();
     for s in m.state_ids() {
         let st = m.state(s);
         let at = st.kind_span.unwrap_or(st.name.span);
         // A final state without a kind is degenerate; a non-final one runs custom decision logic.
-        let kind = st.round.unwrap_or(if st.is_final { RoundKind::Degenerate } else { RoundKind::Custom });
+        let kind = st.round.unwrap_or(if st.is_final {
+            RoundKind::Degenerate
+        } else {
+            RoundKind::Custom
+        });
         if st.is_final && kind != RoundKind::Degenerate {
             out.push(
-                Diagnostic::new(Code::FinalNotDegenerate, format!("final round `{}` is `{}`, not degenerate", st.name, kind.name()))
-                    .at(at, "a final round must be `degenerate`")
-                    .help(format!("write `final state {}: degenerate;`", st.name)),
+                Diagnostic::new(
+                    Code::FinalNotDegenerate,
+                    format!(
+                        "final round `{}` is `{}`, not degenerate",
+                        st.name,
+                        kind.name()
+                    ),
+                )
+                .at(at, "a final round must be `degenerate`")
+                .help(format!("write `final state {}: degenerate;`", st.name)),
             );
         }
         if !st.is_final && kind == RoundKind::Degenerate {
             out.push(
-                Diagnostic::new(Code::DegenerateNotFinal, format!("degenerate round `{}` is not final", st.name))
-                    .at(at, "degenerate rounds end the app")
-                    .help("mark it `final`, or give it a round kind that decides an outcome"),
+                Diagnostic::new(
+                    Code::DegenerateNotFinal,
+                    format!("degenerate round `{}` is not final", st.name),
+                )
+                .at(at, "degenerate rounds end the app")
+                .help("mark it `final`, or give it a round kind that decides an outcome"),
             );
         }
         // Outcome mappings must be outcomes of this kind, onto non-timeout events.
         for (outcome, e, span) in &st.outcomes {
             if kind != RoundKind::Custom && !kind.outcomes().iter().any(|(o, _)| o == outcome) {
-                let can: Vec<String> = kind.outcomes().iter().map(|(o, _)| format!("`{}`", o.name())).collect();
+                let can: Vec<String> = kind
+                    .outcomes()
+                    .iter()
+                    .map(|(o, _)| format!("`{}`", o.name()))
+                    .collect();
                 out.push(
-                    Diagnostic::new(Code::BadOutcome, format!("a `{}` round has no `{}` outcome", kind.name(), outcome.name()))
-                        .at(*span, "not an outcome of this kind")
-                        .help(if can.is_empty() { "this kind emits no outcomes".to_string() } else { format!("its outcomes: {}", can.join(", ")) }),
+                    Diagnostic::new(
+                        Code::BadOutcome,
+                        format!(
+                            "a `{}` round has no `{}` outcome",
+                            kind.name(),
+                            outcome.name()
+                        ),
+                    )
+                    .at(*span, "not an outcome of this kind")
+                    .help(if can.is_empty() {
+                        "this kind emits no outcomes".to_string()
+                    } else {
+                        format!("its outcomes: {}", can.join(", "))
+                    }),
                 );
             } else if m.event(*e).timeout.is_some() {
                 out.push(
-                    Diagnostic::new(Code::BadOutcome, format!("outcome `{}` is mapped to timeout event `{}`", outcome.name(), m.event(*e).name))
-                        .at(*span, "a timeout event")
-                        .help("timeouts fire on their own; map the outcome to an ordinary event"),
+                    Diagnostic::new(
+                        Code::BadOutcome,
+                        format!(
+                            "outcome `{}` is mapped to timeout event `{}`",
+                            outcome.name(),
+                            m.event(*e).name
+                        ),
+                    )
+                    .at(*span, "a timeout event")
+                    .help("timeouts fire on their own; map the outcome to an ordinary event"),
                 );
             }
         }
@@ -49,27 +86,51 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let out_edges = &outgoing[s.index()];
+        // A transition dropped by resolution (reported there) may be the very one these rules look for.
+        let partial = m.incomplete || m.transitions.is_empty();
         for (outcome, required) in kind.outcomes() {
-            if !required {
+            if !required || partial {
                 continue;
             }
-            match m.outcome_event(s, *outcome) {
+            match m.outcome_event_in(s, *outcome, &conventional) {
                 Some(e) if out_edges.iter().any(|&t| m.transitions[t].event == Some(e)) => {}
                 Some(e) => out.push(
                     Diagnostic::new(
                         Code::MissingRoundEvent,
-                        format!("round `{}` can emit `{}` ({}) but has no transition for it", st.name, m.event(e).name, outcome.name()),
+                        format!(
+                            "round `{}` can emit `{}`{} but has no transition for it",
+                            st.name,
+                            m.event(e).name,
+                            // Name the outcome only when the event is not its conventional name.
+                            if m.event(e).name.text == outcome.default_event() {
+                                String::new()
+                            } else {
+                                format!(" (its `{}` outcome)", outcome.name())
+                            }
+                        ),
                     )
                     .at(st.name.span, format!("a `{}` round", kind.name()))
-                    .help(format!("add `({}, {}) -> NextRound;`", st.name, m.event(e).name)),
+                    .help(format!(
+                        "add `({}, {}) -> NextRound;`",
+                        st.name,
+                        m.event(e).name
+                    )),
                 ),
                 None => out.push(
                     Diagnostic::new(
                         Code::MissingRoundEvent,
-                        format!("round `{}` can emit `{}` but no event is mapped to it", st.name, outcome.name()),
+                        format!(
+                            "round `{}` can emit `{}` but no event is mapped to it",
+                            st.name,
+                            outcome.name()
+                        ),
                     )
                     .at(st.name.span, format!("a `{}` round", kind.name()))
-                    .help(format!("declare `event {};`, or map the outcome: `{} = EVENT;`", outcome.default_event(), outcome.name())),
+                    .help(format!(
+                        "declare `event {};`, or map the outcome: `{} = EVENT;`",
+                        outcome.default_event(),
+                        outcome.name()
+                    )),
                 ),
             }
         }
@@ -77,24 +138,72 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         if m.origin == Origin::OaYaml || out_edges.is_empty() {
             continue;
         }
-        let timeouts: Vec<usize> =
-            out_edges.iter().copied().filter(|&t| m.transitions[t].event.is_some_and(|e| m.event(e).timeout.is_some())).collect();
+        let timeouts: Vec<usize> = out_edges
+            .iter()
+            .copied()
+            .filter(|&t| {
+                m.transitions[t]
+                    .event
+                    .is_some_and(|e| m.event(e).timeout.is_some())
+            })
+            .collect();
         if let [first, rest @ ..] = timeouts.as_slice() {
             for &t in rest {
                 out.push(
-                    Diagnostic::new(Code::MultipleTimeouts, format!("round `{}` has more than one timeout transition", st.name))
-                        .at(m.transitions[t].event_span, "another timeout")
-                        .with(m.transitions[*first].event_span, "first timeout")
-                        .help("a round has at most one timeout: keep the shortest and remove the rest"),
+                    Diagnostic::new(
+                        Code::MultipleTimeouts,
+                        format!("round `{}` has more than one timeout transition", st.name),
+                    )
+                    .at(m.transitions[t].event_span, "another timeout")
+                    .with(m.transitions[*first].event_span, "first timeout")
+                    .help("a round has at most one timeout: keep the shortest and remove the rest"),
                 );
             }
         }
-        if timeouts.len() == out_edges.len() {
+        if timeouts.len() == out_edges.len() && !partial {
             out.push(
-                Diagnostic::new(Code::OnlyTimeouts, format!("round `{}` can only be left by a timeout", st.name))
-                    .at(st.name.span, "every transition out of this round is a timeout")
-                    .help("add a transition on an event the round decides, e.g. `DONE`"),
+                Diagnostic::new(
+                    Code::OnlyTimeouts,
+                    format!("round `{}` can only be left by a timeout", st.name),
+                )
+                .at(
+                    st.name.span,
+                    "every transition out of this round is a timeout",
+                )
+                .help("add a transition on an event the round decides, e.g. `DONE`"),
             );
         }
     }
+}
+
+/// Events that some non-final round must emit (a required outcome) and that no transition uses: each is
+/// reported as a missing round event (E0401), which says more than "unused event" (E0304) would.
+pub(super) fn required_but_unused(m: &Machine) -> Vec<bool> {
+    let mut out = vec![false; m.events.len()];
+    if m.profile != Profile::Abci {
+        return out;
+    }
+    let conventional = m.conventional_outcome_events();
+    for s in m.state_ids() {
+        let st = m.state(s);
+        let kind = st.round.unwrap_or(if st.is_final {
+            RoundKind::Degenerate
+        } else {
+            RoundKind::Custom
+        });
+        if st.is_final {
+            continue;
+        }
+        for (outcome, required) in kind.outcomes() {
+            if let (true, Some(e)) = (*required, m.outcome_event_in(s, *outcome, &conventional)) {
+                out[e.index()] = true;
+            }
+        }
+    }
+    for t in &m.transitions {
+        if let Some(e) = t.event {
+            out[e.index()] = false;
+        }
+    }
+    out
 }

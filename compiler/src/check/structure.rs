@@ -8,33 +8,50 @@ use std::collections::BTreeMap;
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     if m.states.is_empty() {
         out.push(
-            Diagnostic::new(Code::EmptyMachine, format!("machine `{}` declares no states", m.name))
-                .at(m.name.span, "this machine is empty")
-                .help("declare states with `start default state A;` and `final state Done;`"),
+            Diagnostic::new(
+                Code::EmptyMachine,
+                format!("machine `{}` declares no states", m.name),
+            )
+            .at(m.name.span, "this machine is empty")
+            .help("declare states with `start default state A;` and `final state Done;`"),
         );
         return;
     }
-    let defaults: Vec<_> = m.state_ids().filter(|s| m.state(*s).default_start).collect();
+    let defaults: Vec<_> = m
+        .state_ids()
+        .filter(|s| m.state(*s).default_start)
+        .collect();
     match defaults.as_slice() {
         [] => {
             let starts: Vec<_> = m.start_states().collect();
-            let d = Diagnostic::new(Code::NoDefaultStart, format!("machine `{}` has no default start state", m.name));
+            let d = Diagnostic::new(
+                Code::NoDefaultStart,
+                format!("machine `{}` has no default start state", m.name),
+            );
             out.push(match starts.as_slice() {
-                [] => d.at(m.name.span, "no state is marked `start`").help("mark the entry state: `start default state A;`"),
-                many => many.iter().fold(d.at(m.name.span, "several start states, none marked `default`"), |d, s| {
-                    d.with(m.state(*s).name.span, "a start state")
-                })
-                .help("mark exactly one start state `default`"),
+                [] => d
+                    .at(m.name.span, "no state is marked `start`")
+                    .help("mark the entry state: `start default state A;`"),
+                many => many
+                    .iter()
+                    .fold(
+                        d.at(m.name.span, "several start states, none marked `default`"),
+                        |d, s| d.with(m.state(*s).name.span, "a start state"),
+                    )
+                    .help("mark exactly one start state `default`"),
             });
         }
         [_] => {}
         [first, rest @ ..] => {
             for s in rest {
                 out.push(
-                    Diagnostic::new(Code::MultipleDefaultStarts, format!("machine `{}` has more than one default start state", m.name))
-                        .at(m.state(*s).name.span, "another default start")
-                        .with(m.state(*first).name.span, "first default start")
-                        .help("keep `default` on exactly one start state"),
+                    Diagnostic::new(
+                        Code::MultipleDefaultStarts,
+                        format!("machine `{}` has more than one default start state", m.name),
+                    )
+                    .at(m.state(*s).name.span, "another default start")
+                    .with(m.state(*first).name.span, "first default start")
+                    .help("keep `default` on exactly one start state"),
                 );
             }
         }
@@ -43,18 +60,33 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         let st = m.state(s);
         if st.start && st.is_final {
             out.push(
-                Diagnostic::new(Code::StartIsFinal, format!("state `{}` is both a start state and a final state", st.name))
-                    .at(st.name.span, "start and final")
-                    .help("a machine that ends where it starts does nothing: split the state in two"),
+                Diagnostic::new(
+                    Code::StartIsFinal,
+                    format!(
+                        "state `{}` is both a start state and a final state",
+                        st.name
+                    ),
+                )
+                .at(st.name.span, "start and final")
+                .help("a machine that ends where it starts does nothing: split the state in two"),
             );
         }
     }
-    if m.transitions.is_empty() {
-        let at = if m.origin == Origin::OaYaml { m.span } else { m.name.span };
+    // When resolution dropped every transition (each one named something unknown), those errors say what is
+    // wrong; "no transitions" would only repeat them.
+    if m.transitions.is_empty() && !m.incomplete {
+        let at = if m.origin == Origin::OaYaml {
+            m.span
+        } else {
+            m.name.span
+        };
         out.push(
-            Diagnostic::new(Code::NoTransitions, format!("machine `{}` has no transitions", m.name))
-                .at(at, "empty transition table")
-                .help("add transitions `(State, EVENT) -> Next;`"),
+            Diagnostic::new(
+                Code::NoTransitions,
+                format!("machine `{}` has no transitions", m.name),
+            )
+            .at(at, "empty transition table")
+            .help("add transitions `(State, EVENT) -> Next;`"),
         );
     }
     // Group by (state, event): duplicates and conflicts. Direct transitions (no event) may fan out.
@@ -69,7 +101,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                     .help("a final state ends the machine: remove the transition or make the state non-final"),
             );
         }
-        groups.entry((t.from.0, t.event.map(|e| e.0))).or_default().push(i);
+        groups
+            .entry((t.from.0, t.event.map(|e| e.0)))
+            .or_default()
+            .push(i);
     }
     for ((_, event), list) in groups {
         for (k, &i) in list.iter().enumerate() {
@@ -77,13 +112,20 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             for &j in &list[..k] {
                 let prev = &m.transitions[j];
                 let same_guards = prev.guards.len() == t.guards.len()
-                    && prev.guards.iter().zip(&t.guards).all(|(a, b)| a.negated == b.negated && a.name.text == b.name.text);
+                    && prev
+                        .guards
+                        .iter()
+                        .zip(&t.guards)
+                        .all(|(a, b)| a.negated == b.negated && a.name.text == b.name.text);
                 if prev.to == t.to && same_guards {
                     out.push(
-                        Diagnostic::new(Code::DuplicateTransition, "this transition is written twice")
-                            .at(t.span, "duplicate")
-                            .with(prev.span, "first written here")
-                            .help("remove one of them"),
+                        Diagnostic::new(
+                            Code::DuplicateTransition,
+                            "this transition is written twice",
+                        )
+                        .at(t.span, "duplicate")
+                        .with(prev.span, "first written here")
+                        .help("remove one of them"),
                     );
                     break;
                 }
@@ -94,7 +136,12 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                     out.push(
                         Diagnostic::new(
                             Code::ConflictingTransition,
-                            format!("`({}, {ev})` leads to both `{}` and `{}`", m.state(t.from).name, m.state(prev.to).name, m.state(t.to).name),
+                            format!(
+                                "`({}, {ev})` leads to both `{}` and `{}`",
+                                m.state(t.from).name,
+                                m.state(prev.to).name,
+                                m.state(t.to).name
+                            ),
                         )
                         .at(t.span, "conflicting transition")
                         .with(prev.span, "this unguarded transition always fires first")

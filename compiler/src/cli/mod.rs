@@ -13,7 +13,11 @@ mod export;
 mod generate;
 
 #[derive(Parser, Debug)]
-#[command(name = "fsmc", version, about = "Check finite-state-machine specs and generate Rust from them")]
+#[command(
+    name = "fsmc",
+    version,
+    about = "Check finite-state-machine specs and generate Rust from them"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -86,13 +90,22 @@ enum ColorChoice {
 }
 
 /// Runs the command line. `stdout_is_tty` decides colour under `--color auto`.
-pub fn run(args: impl IntoIterator<Item = OsString>, out: &mut dyn Write, err: &mut dyn Write, stdout_is_tty: bool) -> i32 {
+pub fn run(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    stdout_is_tty: bool,
+) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
             let text = e.render().to_string();
-            let _ = if e.use_stderr() { err.write_all(text.as_bytes()) } else { out.write_all(text.as_bytes()) };
+            let _ = if e.use_stderr() {
+                err.write_all(text.as_bytes())
+            } else {
+                out.write_all(text.as_bytes())
+            };
             return code;
         }
     };
@@ -114,22 +127,43 @@ pub(crate) fn usage_error(err: &mut dyn Write, message: &str) -> i32 {
 impl Common {
     pub(crate) fn options(&self, err: &mut dyn Write) -> Result<Options, i32> {
         let mut lints = LintLevels::default();
-        for (names, level) in [(&self.allow, Level::Allow), (&self.warn, Level::Warn), (&self.deny, Level::Deny)] {
+        for (names, level) in [
+            (&self.allow, Level::Allow),
+            (&self.warn, Level::Warn),
+            (&self.deny, Level::Deny),
+        ] {
             for name in names {
                 match Code::lookup(name) {
                     Some(code) if code.is_lint() => lints.set(code, level),
-                    Some(code) => return Err(usage_error(err, &format!("{} ({}) is an error, not a lint", code.id(), code.name()))),
-                    None => return Err(usage_error(err, &format!("unknown lint `{name}` (see `fsmc explain`)"))),
+                    Some(code) => {
+                        return Err(usage_error(
+                            err,
+                            &format!("{} ({}) is an error, not a lint", code.id(), code.name()),
+                        ));
+                    }
+                    None => {
+                        return Err(usage_error(
+                            err,
+                            &format!("unknown lint `{name}` (see `fsmc explain`)"),
+                        ));
+                    }
                 }
             }
         }
         for p in &self.search_paths {
             if !p.is_dir() {
-                return Err(usage_error(err, &format!("search path `{}` is not a directory", p.display())));
+                return Err(usage_error(
+                    err,
+                    &format!("search path `{}` is not a directory", p.display()),
+                ));
             }
         }
         let cwd = std::env::current_dir().unwrap_or_default();
-        let load = LoadOptions { search_paths: self.search_paths.clone(), roots: Vec::new(), display_base: Some(cwd.clone()) };
+        let load = LoadOptions {
+            search_paths: self.search_paths.clone(),
+            roots: Vec::new(),
+            display_base: Some(cwd.clone()),
+        };
         Ok(Options { load, lints })
     }
 
@@ -153,7 +187,10 @@ impl Common {
 /// Every spec under `path`, sorted; a directory holding a `.fsmcignore` file is skipped (it holds specs that
 /// are meant to fail, such as `specs/invalid/`), unless it is named on the command line.
 pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(path)?.filter_map(Result::ok).map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(path)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for p in entries {
         let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -172,7 +209,9 @@ pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()>
 }
 
 fn is_spec_name(name: &str) -> bool {
-    name.ends_with(".fsm") || name.ends_with("fsm_specification.yaml") || name.ends_with("fsm_composition_specification.yaml")
+    name.ends_with(".fsm")
+        || name.ends_with("fsm_specification.yaml")
+        || name.ends_with("fsm_composition_specification.yaml")
 }
 
 fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
@@ -187,16 +226,29 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
             }
         }
     }
-    let paths = if args.paths.is_empty() { vec![PathBuf::from(".")] } else { args.paths };
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths
+    };
     let mut files = Vec::new();
     for p in &paths {
         if p.is_dir() {
             let before = files.len();
             if let Err(e) = collect_specs(p, &mut files) {
-                return usage_error(err, &format!("cannot read directory `{}`: {e}", p.display()));
+                return usage_error(
+                    err,
+                    &format!("cannot read directory `{}`: {e}", p.display()),
+                );
             }
             if files.len() == before {
-                return usage_error(err, &format!("no specs (`*.fsm`, `*fsm_specification.yaml`) found in `{}`", p.display()));
+                return usage_error(
+                    err,
+                    &format!(
+                        "no specs (`*.fsm`, `*fsm_specification.yaml`) found in `{}`",
+                        p.display()
+                    ),
+                );
             }
         } else {
             files.push(p.clone());
@@ -219,12 +271,24 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
             .diagnostics
             .iter()
             .filter(|d| {
-                let file = d.primary.as_ref().and_then(|p| compilation.sources.get(p.span.file)).map(|f| f.name.clone());
-                printed.insert((file, d.primary.as_ref().map(|p| (p.span.start, p.span.end)), d.code, d.message.clone()))
+                let file = d
+                    .primary
+                    .as_ref()
+                    .and_then(|p| compilation.sources.get(p.span.file))
+                    .map(|f| f.name.clone());
+                printed.insert((
+                    file,
+                    d.primary.as_ref().map(|p| (p.span.start, p.span.end)),
+                    d.code,
+                    d.message.clone(),
+                ))
             })
             .cloned()
             .collect();
-        let shown = Compilation { diagnostics: fresh.clone(), ..compilation };
+        let shown = Compilation {
+            diagnostics: fresh.clone(),
+            ..compilation
+        };
         let _ = out.write_all(args.common.render(&shown, tty).as_bytes());
         all.extend(fresh);
     }
@@ -232,8 +296,17 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
         status = 1;
     }
     if args.common.format == Format::Human {
-        let verdict = if all.is_empty() { "ok".to_string() } else { render::summary(&all) };
-        let _ = writeln!(err, "fsmc: checked {} spec{}: {verdict}", files.len(), if files.len() == 1 { "" } else { "s" });
+        let verdict = if all.is_empty() {
+            "ok".to_string()
+        } else {
+            render::summary(&all)
+        };
+        let _ = writeln!(
+            err,
+            "fsmc: checked {} spec{}: {verdict}",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" }
+        );
     }
     status
 }
@@ -248,7 +321,14 @@ fn explain(code: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> i32 
                     Some(Level::Warn) => "lint, warn",
                     Some(Level::Allow) => "lint, allow",
                 };
-                let _ = writeln!(out, "{}  {:<32} {:<12} {}", c.id(), c.name(), level, c.summary());
+                let _ = writeln!(
+                    out,
+                    "{}  {:<32} {:<12} {}",
+                    c.id(),
+                    c.name(),
+                    level,
+                    c.summary()
+                );
             }
             0
         }
@@ -260,7 +340,12 @@ fn explain(code: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> i32 
                         let _ = writeln!(out, "An error: it cannot be allowed.");
                     }
                     Some(l) => {
-                        let _ = writeln!(out, "A lint, {l:?} by default: change it with `#![allow({})]` in a spec or `-A {}`.", c.name(), c.id());
+                        let _ = writeln!(
+                            out,
+                            "A lint, {l:?} by default: change it with `#![allow({})]` in a spec or `-A {}`.",
+                            c.name(),
+                            c.id()
+                        );
                     }
                 }
                 0

@@ -298,17 +298,22 @@ fn table(m: &Machine) -> TokenStream {
         quote! { [#(#cells),*] }
     });
     // The first transition by (state, event), not by position, so reordering the spec changes nothing.
-    let example = m.transitions.iter().filter(|t| t.event.is_some()).min_by_key(|t| (t.from, t.event)).map(|t| {
-        let doc = format!(
-            " `State::{}.next(Event::{})` is `Ok(State::{})`.",
-            variant(&m.state(t.from).name.text),
-            t.event
-                .map_or(String::new(), |e| variant(&m.event(e).name.text)
-                    .to_string()),
-            variant(&m.state(t.to).name.text)
-        );
-        quote! { #[doc = ""] #[doc = #doc] }
-    });
+    let example = m
+        .transitions
+        .iter()
+        .filter(|t| t.event.is_some())
+        .min_by_key(|t| (t.from, t.event))
+        .map(|t| {
+            let doc = format!(
+                " `State::{}.next(Event::{})` is `Ok(State::{})`.",
+                variant(&m.state(t.from).name.text),
+                t.event
+                    .map_or(String::new(), |e| variant(&m.event(e).name.text)
+                        .to_string()),
+                variant(&m.state(t.to).name.text)
+            );
+            quote! { #[doc = ""] #[doc = #doc] }
+        });
     quote! {
         /// The transition table: `TABLE[state][event]` is the next state, if the state accepts the event.
         static TABLE: [[::core::option::Option<State>; #ne_lit]; #ns_lit] = [#(#rows),*];

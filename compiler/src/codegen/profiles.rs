@@ -96,6 +96,31 @@ fn data(m: &Machine) -> TokenStream {
             quote! { #id: ::core::option::Option::None }
         }
     });
+    let accessors = m.keys.iter().map(|k| {
+        let id = snake(&k.name.text);
+        let setter = Ident::new(
+            &format!(
+                "set_{}",
+                crate::ident::snake(&k.name.text).trim_end_matches('_')
+            ),
+            Span::call_site(),
+        );
+        let ty = rust_type(&k.ty.text);
+        let (get_doc, set_doc) = (
+            format!(" The value of `{}`, if it has one.", k.name),
+            format!(" Sets `{}`.", k.name),
+        );
+        quote! {
+            #[doc = #get_doc]
+            pub fn #id(&self) -> ::core::option::Option<&#ty> {
+                self.#id.as_ref()
+            }
+            #[doc = #set_doc]
+            pub fn #setter(&mut self, value: #ty) {
+                self.#id = ::core::option::Option::Some(value);
+            }
+        }
+    });
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let reads = key_lists(m, |s| &s.reads);
     let writes = key_lists(m, |s| &s.writes);
@@ -126,6 +151,8 @@ fn data(m: &Machine) -> TokenStream {
             pub fn carry(&self) -> Data {
                 Data { #(#carry,)* }
             }
+
+            #(#accessors)*
 
             /// Checks that every key in `keys` has a value (pre-conditions on entry, post-conditions on exit).
             pub fn check(&self, keys: &[&str]) -> ::core::result::Result<(), ::fsmc_runtime::data::MissingKeys> {

@@ -145,17 +145,47 @@ pub fn finish(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     diags
 }
 
+/// Names longer than this get no suggestion: similarity is quadratic in length, and a typo in a name this
+/// long is not what a did-you-mean helps with.
+const MAX_SUGGESTION_NAME: usize = 64;
+
+/// How many similarity comparisons one thread may spend on suggestions before it stops making them. A spec
+/// with thousands of unknown names against thousands of candidates would otherwise take quadratic time for
+/// help lines; past the budget the errors are still reported, only without a did-you-mean.
+const SUGGESTION_BUDGET: u64 = 2_000_000;
+
+thread_local! {
+    static SUGGESTIONS_LEFT: std::cell::Cell<u64> = const { std::cell::Cell::new(SUGGESTION_BUDGET) };
+}
+
+/// Gives the current thread a fresh suggestion budget; the driver calls it at the start of each compilation.
+pub fn reset_suggestion_budget() {
+    SUGGESTIONS_LEFT.with(|b| b.set(SUGGESTION_BUDGET));
+}
+
 /// Suggests the candidate closest to a misspelt name, if one is close enough to be a likely typo.
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
+    if name.len() > MAX_SUGGESTION_NAME {
+        return None;
+    }
+    let lower = name.to_ascii_lowercase();
     let mut best: Option<(f64, &str)> = None;
     for c in candidates {
-        if c == name {
+        if c == name || c.len() > MAX_SUGGESTION_NAME {
             continue;
         }
-        let score = strsim::jaro_winkler(&name.to_ascii_lowercase(), &c.to_ascii_lowercase());
+        let affordable = SUGGESTIONS_LEFT.with(|b| {
+            let left = b.get();
+            b.set(left.saturating_sub(1));
+            left > 0
+        });
+        if !affordable {
+            return None;
+        }
+        let score = strsim::jaro_winkler(&lower, &c.to_ascii_lowercase());
         if score > 0.8 && best.is_none_or(|(b, bc)| score > b || (score == b && c < bc)) {
             best = Some((score, c));
         }

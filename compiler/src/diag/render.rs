@@ -41,22 +41,39 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
         .with_notes(notes)
 }
 
+/// Lines longer than this are not shown as snippets (see [`human`]).
+const MAX_SNIPPET_LINE: usize = 400;
+
 /// rustc-style text: `error[E0104]: …`, `--> file:line:col`, the source line with a caret, labels, help.
 pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
     let files = files(map);
     // ASCII drawing gives rustc's familiar `-->`, `|` and `^`, and survives any terminal or log viewer.
-    let config = Config { chars: term::Chars::ascii(), ..Config::default() };
+    let full = Config {
+        chars: term::Chars::ascii(),
+        ..Config::default()
+    };
+    // A snippet shows whole source lines; on a very long line (a minified spec, a YAML flow list) that would
+    // print the line again for every diagnostic on it, so those get the one-line form plus their help.
+    let short = Config {
+        display_style: term::DisplayStyle::Short,
+        ..full.clone()
+    };
     let mut out = String::new();
     for d in diags {
         let cs = to_codespan(d);
+        let on_long_line = d.primary.iter().chain(&d.secondary).any(|l| {
+            map.get(l.span.file)
+                .is_some_and(|f| f.line_range(l.span.start as usize).len() > MAX_SNIPPET_LINE)
+        });
+        let config = if on_long_line { &short } else { &full };
         let rendered = if color {
             let mut buf = term::termcolor::Buffer::ansi();
-            term::emit_to_write_style(&mut buf, &config, &files, &cs)
+            term::emit_to_write_style(&mut buf, config, &files, &cs)
                 .ok()
                 .map(|_| String::from_utf8_lossy(buf.as_slice()).into_owned())
         } else {
             let mut s = String::new();
-            term::emit_to_string(&mut s, &config, &files, &cs)
+            term::emit_to_string(&mut s, config, &files, &cs)
                 .ok()
                 .map(|_| s)
         };
@@ -65,6 +82,14 @@ pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
             &rendered
                 .unwrap_or_else(|| format!("{}[{}]: {}\n", sev(d.severity), d.code, d.message)),
         );
+        if on_long_line {
+            for n in &d.notes {
+                out.push_str(&format!("  = note: {n}\n"));
+            }
+            if let Some(h) = &d.help {
+                out.push_str(&format!("  = help: {h}\n"));
+            }
+        }
     }
     out
 }

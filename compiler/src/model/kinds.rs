@@ -17,7 +17,13 @@ pub enum Profile {
 }
 
 impl Profile {
-    pub const ALL: &'static [Profile] = &[Profile::Plain, Profile::Abci, Profile::Genie, Profile::Dialogue, Profile::Staged];
+    pub const ALL: &'static [Profile] = &[
+        Profile::Plain,
+        Profile::Abci,
+        Profile::Genie,
+        Profile::Dialogue,
+        Profile::Staged,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -60,7 +66,13 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub const ALL: &'static [Outcome] = &[Outcome::Done, Outcome::None, Outcome::NoMajority, Outcome::Negative, Outcome::Fail];
+    pub const ALL: &'static [Outcome] = &[
+        Outcome::Done,
+        Outcome::None,
+        Outcome::NoMajority,
+        Outcome::Negative,
+        Outcome::Fail,
+    ];
 
     /// The property name in a state body: `done = SUCCESS;`.
     pub fn name(self) -> &'static str {
@@ -126,11 +138,20 @@ impl RoundKind {
         use Outcome::*;
         match self {
             RoundKind::CollectSameUntilAll | RoundKind::CollectDifferentUntilAll => &[(Done, true)],
-            RoundKind::CollectSameUntilThreshold => &[(Done, true), (NoMajority, true), (None, false)],
+            RoundKind::CollectSameUntilThreshold => {
+                &[(Done, true), (NoMajority, true), (None, false)]
+            }
             RoundKind::CollectDifferentUntilThreshold => &[(Done, true), (NoMajority, false)],
-            RoundKind::CollectNonEmptyUntilThreshold => &[(Done, true), (None, true), (NoMajority, false)],
+            RoundKind::CollectNonEmptyUntilThreshold => {
+                &[(Done, true), (None, true), (NoMajority, false)]
+            }
             RoundKind::OnlyKeeperSends => &[(Done, true), (Fail, true)],
-            RoundKind::Voting => &[(Done, true), (Negative, true), (NoMajority, true), (None, false)],
+            RoundKind::Voting => &[
+                (Done, true),
+                (Negative, true),
+                (NoMajority, true),
+                (None, false),
+            ],
             RoundKind::Degenerate | RoundKind::Custom => &[],
         }
     }

@@ -180,11 +180,17 @@ impl Machine {
     }
 
     pub fn find_state(&self, name: &str) -> Option<StateId> {
-        self.states.iter().position(|s| s.name.text == name).map(|i| StateId(i as u32))
+        self.states
+            .iter()
+            .position(|s| s.name.text == name)
+            .map(|i| StateId(i as u32))
     }
 
     pub fn find_event(&self, name: &str) -> Option<EventId> {
-        self.events.iter().position(|e| e.name.text == name).map(|i| EventId(i as u32))
+        self.events
+            .iter()
+            .position(|e| e.name.text == name)
+            .map(|i| EventId(i as u32))
     }
 
     pub fn start_states(&self) -> impl Iterator<Item = StateId> + '_ {
@@ -215,12 +221,36 @@ impl Machine {
 
     /// The event a round emits for an outcome: the explicit mapping, else the event named by convention.
     pub fn outcome_event(&self, state: StateId, outcome: Outcome) -> Option<EventId> {
+        self.outcome_event_in(state, outcome, &self.conventional_outcome_events())
+    }
+
+    /// The events named by convention for each outcome (in [`Outcome::ALL`] order), looked up once so that
+    /// checking every round stays linear.
+    pub fn conventional_outcome_events(&self) -> Vec<Option<EventId>> {
+        Outcome::ALL
+            .iter()
+            .map(|o| self.find_event(o.default_event()))
+            .collect()
+    }
+
+    /// [`Machine::outcome_event`] with the conventional events already looked up.
+    pub fn outcome_event_in(
+        &self,
+        state: StateId,
+        outcome: Outcome,
+        conventional: &[Option<EventId>],
+    ) -> Option<EventId> {
         let s = self.state(state);
         s.outcomes
             .iter()
             .find(|(o, _, _)| *o == outcome)
             .map(|(_, e, _)| *e)
-            .or_else(|| self.find_event(outcome.default_event()))
+            .or_else(|| {
+                Outcome::ALL
+                    .iter()
+                    .position(|o| *o == outcome)
+                    .and_then(|i| conventional.get(i).copied().flatten())
+            })
     }
 }
 

@@ -17,7 +17,7 @@ fn state_properties(profile: Profile) -> Vec<&'static str> {
     match profile {
         Profile::Abci => {
             known.extend(Outcome::ALL.iter().map(|o| o.name()));
-            known.push("reset");
+            known.extend(["reset", "payload"]);
         }
         Profile::Genie => known.push("template"),
         Profile::Staged => known.extend(["acting", "rewarded", "handler"]),
@@ -53,23 +53,29 @@ pub(super) fn lower(m: &ast::Machine, diags: &mut Vec<Diagnostic>) -> Machine {
 fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
     for p in &m.properties {
+        // As for states: a repeated property is reported, and its names still count.
         if let Some(first) = seen.insert(p.name.as_str(), p.name.span) {
             diags.push(duplicate_property(p, first));
-            continue;
         }
         match (p.name.as_str(), &p.value) {
             ("label", PropValue::Text(t)) => out.label = Some(t.clone()),
             ("label", _) => diags.push(bad_value(p, "a string: `label \"MyAbciApp\";`")),
             ("roles", PropValue::List(names)) => {
-                names_unique(names, diags);
-                out.roles = names.clone();
+                out.roles.extend(names.iter().cloned());
+                names_unique(&out.roles, diags);
             }
             ("agents", PropValue::List(names)) => {
-                names_unique(names, diags);
-                out.agents = names.clone();
+                out.agents.extend(names.iter().cloned());
+                names_unique(&out.agents, diags);
             }
-            ("roles" | "agents", _) => diags.push(bad_value(p, "a list of names: `roles buyer, seller;`")),
-            _ => diags.push(unknown_property(p, &["label", "roles", "agents"], "a machine")),
+            ("roles" | "agents", _) => {
+                diags.push(bad_value(p, "a list of names: `roles buyer, seller;`"))
+            }
+            _ => diags.push(unknown_property(
+                p,
+                &["label", "roles", "agents"],
+                "a machine",
+            )),
         }
     }
 }
@@ -84,10 +90,13 @@ fn names_unique(names: &[Name], diags: &mut Vec<Diagnostic>) {
 }
 
 fn duplicate_property(p: &ast::Property, first: Span) -> Diagnostic {
-    Diagnostic::new(Code::DuplicateProperty, format!("property `{}` is given more than once", p.name))
-        .at(p.name.span, "given again here")
-        .with(first, "first given here")
-        .help("merge the two into one")
+    Diagnostic::new(
+        Code::DuplicateProperty,
+        format!("property `{}` is given more than once", p.name),
+    )
+    .at(p.name.span, "given again here")
+    .with(first, "first given here")
+    .help("merge the two into one")
 }
 
 /// Parses `30s`, `500ms`, `1.5m`, `2h` (the grammar guarantees the shape).
@@ -102,40 +111,59 @@ pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
         "h" => value * 3600.0,
         _ => return None,
     };
-    Duration::try_from_secs_f64(secs).ok().filter(|d| !d.is_zero() && d.as_secs() < 365 * 24 * 3600)
+    Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero() && d.as_secs() < 365 * 24 * 3600)
 }
 
 fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
     for e in &m.events {
         if let Some(first) = seen.insert(e.name.as_str(), e.name.span) {
-            diags.push(duplicate_name(Code::DuplicateEvent, "event", &e.name, first));
+            diags.push(duplicate_name(
+                Code::DuplicateEvent,
+                "event",
+                &e.name,
+                first,
+            ));
             continue;
         }
-        let timeout = e.timeout.as_ref().and_then(|t| match parse_duration(&t.text) {
-            Some(duration) => Some(Timeout { duration, span: t.span }),
-            None => {
-                diags.push(
-                    Diagnostic::new(Code::InvalidDuration, format!("invalid timeout `{t}`"))
-                        .at(t.span, "must be more than zero and less than a year")
-                        .help("write a duration like `30s`, `500ms`, `2m` or `1h`"),
-                );
-                None
-            }
-        });
-        let role = e.role.as_ref().and_then(|r| match m.properties.iter().find(|p| p.name.as_str() == "roles") {
-            Some(ast::Property { value: PropValue::List(roles), .. }) => match roles.iter().position(|x| x.text == r.text) {
+        let timeout = e
+            .timeout
+            .as_ref()
+            .and_then(|t| match parse_duration(&t.text) {
+                Some(duration) => Some(Timeout {
+                    duration,
+                    span: t.span,
+                }),
+                None => {
+                    diags.push(
+                        Diagnostic::new(Code::InvalidDuration, format!("invalid timeout `{t}`"))
+                            .at(t.span, "must be more than zero and less than a year")
+                            .help("write a duration like `30s`, `500ms`, `2m` or `1h`"),
+                    );
+                    None
+                }
+            });
+        // Roles were read by `machine_properties` (all `roles` properties merged), so indices match `out.roles`.
+        let declared = m
+            .properties
+            .iter()
+            .any(|p| p.name.as_str() == "roles" && matches!(p.value, PropValue::List(_)));
+        let role = e.role.as_ref().and_then(|r| match declared {
+            true => match out.roles.iter().position(|x| x.text == r.text) {
                 Some(i) => Some(i),
                 None => {
-                    let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`")).at(r.span, "not declared in `roles`");
-                    if let Some(h) = did_you_mean(&r.text, roles.iter().map(|x| x.as_str())) {
+                    let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                        .at(r.span, "not declared in `roles`");
+                    if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str())) {
                         d = d.help(h);
                     }
                     diags.push(d);
                     None
                 }
             },
-            _ => {
+            false => {
                 diags.push(
                     Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
                         .at(r.span, "this machine declares no roles")
@@ -148,7 +176,14 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
             name: e.name.clone(),
             docs: e.docs.clone(),
             timeout,
-            fields: e.fields.iter().map(|f| Field { name: f.name.clone(), ty: f.ty.clone() }).collect(),
+            fields: e
+                .fields
+                .iter()
+                .map(|f| Field {
+                    name: f.name.clone(),
+                    ty: f.ty.clone(),
+                })
+                .collect(),
             role,
             role_span: e.role.as_ref().map(|r| r.span),
         });
@@ -162,19 +197,37 @@ fn keys(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
             diags.push(duplicate_name(Code::DuplicateKey, "key", &k.name, first));
             continue;
         }
-        out.keys.push(Key { name: k.name.clone(), docs: k.docs.clone(), ty: k.ty.clone(), cross_period: k.cross_period });
+        out.keys.push(Key {
+            name: k.name.clone(),
+            docs: k.docs.clone(),
+            ty: k.ty.clone(),
+            cross_period: k.cross_period,
+        });
     }
 }
 
-fn states(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) -> BTreeMap<String, StateId> {
+fn states(
+    m: &ast::Machine,
+    out: &mut Machine,
+    diags: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, StateId> {
     let mut index: BTreeMap<String, StateId> = BTreeMap::new();
     let known = state_properties(out.profile);
     for s in &m.states {
         if let Some(&first) = index.get(&s.name.text) {
-            diags.push(duplicate_name(Code::DuplicateState, "state", &s.name, out.state(first).name.span));
+            diags.push(duplicate_name(
+                Code::DuplicateState,
+                "state",
+                &s.name,
+                out.state(first).name.span,
+            ));
             continue;
         }
-        let mut st = State { name: s.name.clone(), docs: s.docs.clone(), ..State::default() };
+        let mut st = State {
+            name: s.name.clone(),
+            docs: s.docs.clone(),
+            ..State::default()
+        };
         for modifier in &s.modifiers {
             match modifier.as_str() {
                 "start" => st.start = true,
@@ -192,9 +245,10 @@ fn states(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) -> B
         }
         let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
         for p in &s.properties {
+            // A repeated property is an error, but its value still counts (lists are merged): dropping it would
+            // add follow-on errors about the keys or agents it lists.
             if let Some(first) = seen.insert(p.name.as_str(), p.name.span) {
                 diags.push(duplicate_property(p, first));
-                continue;
             }
             state_property(out, &known, p, &mut st, diags);
         }
@@ -204,11 +258,23 @@ fn states(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) -> B
     index
 }
 
+/// "a plain machine", "an `abci` machine": how messages name the kind of machine a state belongs to.
+fn machine_of(profile: Profile) -> String {
+    match profile {
+        Profile::Plain => "a plain machine".to_string(),
+        Profile::Abci => "an `abci` machine".to_string(),
+        p => format!("a `{}` machine", p.name()),
+    }
+}
+
 fn kind_of(profile: Profile, kind: &Name, st: &mut State, diags: &mut Vec<Diagnostic>) {
     let (names, found): (Vec<&str>, bool) = match profile {
         Profile::Abci => {
             st.round = RoundKind::parse(&kind.text);
-            (RoundKind::ALL.iter().map(|k| k.name()).collect(), st.round.is_some())
+            (
+                RoundKind::ALL.iter().map(|k| k.name()).collect(),
+                st.round.is_some(),
+            )
         }
         Profile::Genie => {
             st.genie = GenieType::parse(&kind.text);
@@ -216,7 +282,7 @@ fn kind_of(profile: Profile, kind: &Name, st: &mut State, diags: &mut Vec<Diagno
         }
         _ => {
             diags.push(
-                Diagnostic::new(Code::UnknownKind, format!("states of a {} machine have no kind", profile.name()))
+                Diagnostic::new(Code::UnknownKind, format!("states of {} have no kind", machine_of(profile)))
                     .at(kind.span, "kind not expected here")
                     .help("state kinds are round kinds (`abci` machines) or `user`/`invoker` (`genie` machines)"),
             );
@@ -224,16 +290,33 @@ fn kind_of(profile: Profile, kind: &Name, st: &mut State, diags: &mut Vec<Diagno
         }
     };
     if !found {
-        let mut d = Diagnostic::new(Code::UnknownKind, format!("unknown state kind `{kind}` for a {} machine", profile.name())).at(kind.span, "not a known kind");
+        let mut d = Diagnostic::new(
+            Code::UnknownKind,
+            format!("unknown state kind `{kind}` for {}", machine_of(profile)),
+        )
+        .at(kind.span, "not a known kind");
         d = match did_you_mean(&kind.text, names.iter().copied()) {
             Some(h) => d.help(h),
-            None => d.help(format!("known kinds: {}", names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "))),
+            None => d.help(format!(
+                "known kinds: {}",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
         };
         diags.push(d);
     }
 }
 
-fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+fn state_property(
+    out: &Machine,
+    known: &[&str],
+    p: &ast::Property,
+    st: &mut State,
+    diags: &mut Vec<Diagnostic>,
+) {
     let name = p.name.as_str();
     if !known.contains(&name) {
         // A string-valued property that is not a near miss of a known one is a free attribute.
@@ -243,13 +326,18 @@ fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut Sta
             st.attributes.push((p.name.clone(), Some(t.text.clone())));
             return;
         }
-        diags.push(unknown_property(p, known, &format!("a state of a {} machine", out.profile.name())));
+        diags.push(unknown_property(
+            p,
+            known,
+            &format!("a state of {}", machine_of(out.profile)),
+        ));
         return;
     }
     if let Some(outcome) = Outcome::parse(name) {
         match &p.value {
             PropValue::Assign(ev) => match out.find_event(&ev.text) {
-                Some(e) => st.outcomes.push((outcome, e, ev.span)),
+                // The span covers `fail = EVENT`: a diagnostic may be about the outcome or about the event.
+                Some(e) => st.outcomes.push((outcome, e, p.name.span.to(ev.span))),
                 None => diags.push(unknown_event(out, ev)),
             },
             _ => diags.push(bad_value(p, &format!("an event: `{name} = EVENT;`"))),
@@ -267,7 +355,8 @@ fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut Sta
                 match out.keys.iter().position(|x| x.name.text == k.text) {
                     Some(i) => ids.push((KeyId(i as u32), k.span)),
                     None => {
-                        let mut d = Diagnostic::new(Code::UnknownKey, format!("unknown key `{k}`")).at(k.span, "not declared in this machine");
+                        let mut d = Diagnostic::new(Code::UnknownKey, format!("unknown key `{k}`"))
+                            .at(k.span, "not declared in this machine");
                         d = match did_you_mean(&k.text, out.keys.iter().map(|x| x.name.as_str())) {
                             Some(h) => d.help(h),
                             None => d.help(format!("declare it with `key {k}: Type;`")),
@@ -277,10 +366,10 @@ fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut Sta
                 }
             }
             match name {
-                "reads" => st.reads = ids,
-                "writes" => st.writes = ids,
-                "requires" => st.requires = ids,
-                _ => st.ensures = ids,
+                "reads" => st.reads.extend(ids),
+                "writes" => st.writes.extend(ids),
+                "requires" => st.requires.extend(ids),
+                _ => st.ensures.extend(ids),
             }
         }
         "reset" | "handler" => match &p.value {
@@ -288,9 +377,24 @@ fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut Sta
             PropValue::Flag => st.handler = Some(p.name.span),
             _ => diags.push(bad_value(p, &format!("nothing: `{name};`"))),
         },
+        // The payload type of the round; kept as an attribute, which the code generator reads.
+        "payload" => match &p.value {
+            PropValue::Text(t) if syn::parse_str::<syn::Type>(&t.text).is_ok() => {
+                st.attributes.push((p.name.clone(), Some(t.text.clone())))
+            }
+            PropValue::Text(t) => diags.push(
+                Diagnostic::new(Code::BadPropertyValue, format!("`{t}` is not a Rust type"))
+                    .at(t.span, "expected a type, e.g. `u64` or `Vec<String>`"),
+            ),
+            _ => diags.push(bad_value(p, "a Rust type as a string: `payload \"u64\";`")),
+        },
         "template" => match &p.value {
             PropValue::Text(t) => st.template = Some(t.clone()),
-            _ => diags.push(bad_value(p, "a string: `template \"path.jinja\";`")),
+            _ => {
+                diags.push(bad_value(p, "a string: `template \"path.jinja\";`"));
+                // A template was given, in the wrong shape: that is the error, not a missing template (E0702).
+                st.template = Some(Name::new(String::new(), p.span));
+            }
         },
         _ => {
             // acting / rewarded
@@ -303,7 +407,9 @@ fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut Sta
                 match out.agents.iter().position(|x| x.text == a.text) {
                     Some(i) => ids.push((i, a.span)),
                     None => {
-                        let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown agent `{a}`")).at(a.span, "not declared in `agents`");
+                        let mut d =
+                            Diagnostic::new(Code::UnknownRole, format!("unknown agent `{a}`"))
+                                .at(a.span, "not declared in `agents`");
                         d = match did_you_mean(&a.text, out.agents.iter().map(|x| x.as_str())) {
                             Some(h) => d.help(h),
                             None => d.help("declare the agents with `agents a, b;`"),
@@ -313,16 +419,17 @@ fn state_property(out: &Machine, known: &[&str], p: &ast::Property, st: &mut Sta
                 }
             }
             if name == "acting" {
-                st.acting = ids;
+                st.acting.extend(ids);
             } else {
-                st.rewarded = ids;
+                st.rewarded.extend(ids);
             }
         }
     }
 }
 
 fn unknown_event(out: &Machine, ev: &Name) -> Diagnostic {
-    let mut d = Diagnostic::new(Code::UnknownEvent, format!("unknown event `{ev}`")).at(ev.span, format!("not declared in machine `{}`", out.name));
+    let mut d = Diagnostic::new(Code::UnknownEvent, format!("unknown event `{ev}`"))
+        .at(ev.span, format!("not declared in machine `{}`", out.name));
     match did_you_mean(&ev.text, out.events.iter().map(|e| e.name.as_str())) {
         Some(h) => d = d.help(h),
         None => d = d.help(format!("declare it with `event {ev};`")),
@@ -331,7 +438,8 @@ fn unknown_event(out: &Machine, ev: &Name) -> Diagnostic {
 }
 
 fn unknown_state(out: &Machine, st: &Name) -> Diagnostic {
-    let mut d = Diagnostic::new(Code::UnknownState, format!("unknown state `{st}`")).at(st.span, format!("not declared in machine `{}`", out.name));
+    let mut d = Diagnostic::new(Code::UnknownState, format!("unknown state `{st}`"))
+        .at(st.span, format!("not declared in machine `{}`", out.name));
     match did_you_mean(&st.text, out.states.iter().map(|s| s.name.as_str())) {
         Some(h) => d = d.help(h),
         None => d = d.help(format!("declare it with `state {st};`")),
@@ -339,7 +447,19 @@ fn unknown_state(out: &Machine, st: &Name) -> Diagnostic {
     d
 }
 
-fn transitions(m: &ast::Machine, out: &mut Machine, index: &BTreeMap<String, StateId>, diags: &mut Vec<Diagnostic>) {
+fn transitions(
+    m: &ast::Machine,
+    out: &mut Machine,
+    index: &BTreeMap<String, StateId>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    // Looked up once per transition: a map keeps resolution linear in the spec's size.
+    let events: BTreeMap<&str, EventId> = out
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.as_str(), EventId(i as u32)))
+        .collect();
     for t in &m.transitions {
         let from = index.get(&t.from.text).copied();
         if from.is_none() {
@@ -350,8 +470,8 @@ fn transitions(m: &ast::Machine, out: &mut Machine, index: &BTreeMap<String, Sta
             diags.push(unknown_state(out, &t.to));
         }
         let event = match &t.event {
-            Some(e) => match out.find_event(&e.text) {
-                Some(id) => Some(Some(id)),
+            Some(e) => match events.get(e.text.as_str()) {
+                Some(&id) => Some(Some(id)),
                 None => {
                     diags.push(unknown_event(out, e));
                     None
@@ -359,21 +479,34 @@ fn transitions(m: &ast::Machine, out: &mut Machine, index: &BTreeMap<String, Sta
             },
             None => Some(None),
         };
-        let persist = t.persist.as_ref().and_then(|p| match Persistence::parse(&p.text) {
-            Some(v) => Some((v, p.span)),
-            None => {
-                let mut d = Diagnostic::new(Code::BadPropertyValue, format!("unknown persistence `{p}`")).at(p.span, "expected `none`, `raw` or `rendered`");
-                if let Some(h) = did_you_mean(&p.text, ["none", "raw", "rendered"]) {
-                    d = d.help(h);
+        let persist = t
+            .persist
+            .as_ref()
+            .and_then(|p| match Persistence::parse(&p.text) {
+                Some(v) => Some((v, p.span)),
+                None => {
+                    let mut d = Diagnostic::new(
+                        Code::BadPropertyValue,
+                        format!("unknown persistence `{p}`"),
+                    )
+                    .at(p.span, "expected `none`, `raw` or `rendered`");
+                    if let Some(h) = did_you_mean(&p.text, ["none", "raw", "rendered"]) {
+                        d = d.help(h);
+                    }
+                    diags.push(d);
+                    None
                 }
-                diags.push(d);
-                None
-            }
-        });
+            });
         if t.persist.is_some() && out.profile != Profile::Genie {
             diags.push(
-                Diagnostic::new(Code::UnknownProperty, "`persist` applies only to transitions of `genie` machines")
-                    .at(t.persist.as_ref().map_or(t.span, |p| p.span), "not expected here"),
+                Diagnostic::new(
+                    Code::UnknownProperty,
+                    "`persist` applies only to transitions of `genie` machines",
+                )
+                .at(
+                    t.persist.as_ref().map_or(t.span, |p| p.span),
+                    "not expected here",
+                ),
             );
         }
         let (Some(from), Some(to), Some(event)) = (from, to, event) else {
@@ -384,7 +517,14 @@ fn transitions(m: &ast::Machine, out: &mut Machine, index: &BTreeMap<String, Sta
             from,
             event,
             to,
-            guards: t.guards.iter().map(|g| Guard { negated: g.negated, name: g.name.clone() }).collect(),
+            guards: t
+                .guards
+                .iter()
+                .map(|g| Guard {
+                    negated: g.negated,
+                    name: g.name.clone(),
+                })
+                .collect(),
             actions: t.actions.clone(),
             persist,
             docs: t.docs.clone(),

@@ -20,6 +20,9 @@ pub struct Unit {
     pub syntax: Syntax,
     /// For each `import` of an `.fsm` file (in order), the unit it names, if it could be loaded.
     pub imports: Vec<Option<usize>>,
+    /// The reader skipped entries it could not read (and reported them), e.g. a malformed transition key of
+    /// an Open Autonomy spec: the machine is then incomplete, like one whose transitions name unknown states.
+    pub lossy: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -54,6 +57,7 @@ pub fn resolve(units: &[Unit], entry: usize, cli: &LintLevels) -> (Spec, Vec<Dia
                 lints.set(Code::StateNaming, Level::Deny);
                 lints.set(Code::AppNaming, Level::Deny);
                 let mut machine = oa::lower(oa, &mut diags);
+                machine.incomplete |= unit.lossy;
                 machine.lints = lints.overlay(cli);
                 own.push(MachineId(spec.machines.len() as u32));
                 spec.machines.push(machine);
@@ -64,29 +68,43 @@ pub fn resolve(units: &[Unit], entry: usize, cli: &LintLevels) -> (Spec, Vec<Dia
     }
 
     for (ui, unit) in units.iter().enumerate() {
-        let Syntax::Fsm(file) = &unit.syntax else { continue };
+        let Syntax::Fsm(file) = &unit.syntax else {
+            continue;
+        };
         let scope = scope(&spec, units, &defined, ui, &mut diags);
         for a in &file.apps {
-            let mut app = lower_app(&spec, &scope, a, &mut diags);
+            let (mut app, complete) = lower_app(&spec, &scope, a, &mut diags);
             app.lints = lint_levels(&a.lints, &file_lints[ui], &mut diags).overlay(cli);
+            // An app whose chain names an unknown machine is not composed: the composition of the machines
+            // that remain would only report consequences of that one mistake (too few machines, dangling
+            // mappings, a broken composed machine).
+            if !complete {
+                continue;
+            }
             if ui == entry {
                 spec.entry_items.push(Item::App(spec.apps.len()));
             }
             spec.apps.push(app);
         }
         if ui == entry {
-            spec.entry_items.extend(defined[ui].iter().map(|&m| Item::Machine(m)));
+            spec.entry_items
+                .extend(defined[ui].iter().map(|&m| Item::Machine(m)));
         }
     }
     if let Some(Syntax::Oa(_)) = units.get(entry).map(|u| &u.syntax) {
-        spec.entry_items.extend(defined[entry].iter().map(|&m| Item::Machine(m)));
+        spec.entry_items
+            .extend(defined[entry].iter().map(|&m| Item::Machine(m)));
     }
     // Keep the entry's items in the order written: machines were appended after apps above.
     let position = |item: &Item| match item {
         Item::Machine(m) => (spec.machine(*m).span.start, 0),
         Item::App(a) => (spec.apps[*a].span.start, 1),
     };
-    let mut items: Vec<(u32, i32, Item)> = spec.entry_items.iter().map(|i| (position(i).0, position(i).1, *i)).collect();
+    let mut items: Vec<(u32, i32, Item)> = spec
+        .entry_items
+        .iter()
+        .map(|i| (position(i).0, position(i).1, *i))
+        .collect();
     items.sort_by_key(|(a, b, _)| (*a, *b));
     spec.entry_items = items.into_iter().map(|(_, _, i)| i).collect();
     (spec, diags)
@@ -94,9 +112,21 @@ pub fn resolve(units: &[Unit], entry: usize, cli: &LintLevels) -> (Spec, Vec<Dia
 
 /// The machines a unit can name: its own, then imported ones (all of an imported file's machines, or the one
 /// machine an `import … as Name` renames). Two machines with one name in a scope is an error.
-fn scope(spec: &Spec, units: &[Unit], defined: &[Vec<MachineId>], ui: usize, diags: &mut Vec<Diagnostic>) -> BTreeMap<String, MachineId> {
+fn scope(
+    spec: &Spec,
+    units: &[Unit],
+    defined: &[Vec<MachineId>],
+    ui: usize,
+    diags: &mut Vec<Diagnostic>,
+) -> BTreeMap<String, MachineId> {
     let mut scope: BTreeMap<String, (MachineId, Span)> = BTreeMap::new();
-    fn add(scope: &mut BTreeMap<String, (MachineId, Span)>, name: &str, span: Span, id: MachineId, diags: &mut Vec<Diagnostic>) {
+    fn add(
+        scope: &mut BTreeMap<String, (MachineId, Span)>,
+        name: &str,
+        span: Span,
+        id: MachineId,
+        diags: &mut Vec<Diagnostic>,
+    ) {
         if let Some((prev, prev_span)) = scope.get(name) {
             if *prev != id {
                 diags.push(
@@ -119,9 +149,12 @@ fn scope(spec: &Spec, units: &[Unit], defined: &[Vec<MachineId>], ui: usize, dia
             // Apps share the namespace with machines so generated modules cannot collide.
             if let Some((_, prev_span)) = scope.get(&a.name.text) {
                 diags.push(
-                    Diagnostic::new(Code::DuplicateItem, format!("the name `{}` is defined more than once", a.name))
-                        .at(a.name.span, format!("`{}` defined again here", a.name))
-                        .with(*prev_span, "first defined here"),
+                    Diagnostic::new(
+                        Code::DuplicateItem,
+                        format!("the name `{}` is defined more than once", a.name),
+                    )
+                    .at(a.name.span, format!("`{}` defined again here", a.name))
+                    .with(*prev_span, "first defined here"),
                 );
             }
         }
@@ -144,7 +177,13 @@ fn scope(spec: &Spec, units: &[Unit], defined: &[Vec<MachineId>], ui: usize, dia
                 }
                 None => {
                     for &m in &defined[target] {
-                        add(&mut scope, &spec.machine(m).name.text, imp.path_span, m, diags);
+                        add(
+                            &mut scope,
+                            &spec.machine(m).name.text,
+                            imp.path_span,
+                            m,
+                            diags,
+                        );
                     }
                 }
             }
@@ -153,7 +192,13 @@ fn scope(spec: &Spec, units: &[Unit], defined: &[Vec<MachineId>], ui: usize, dia
     scope.into_iter().map(|(k, (id, _))| (k, id)).collect()
 }
 
-fn lower_app(spec: &Spec, scope: &BTreeMap<String, MachineId>, a: &ast::App, diags: &mut Vec<Diagnostic>) -> App {
+/// Lowers an app; the flag is false when a machine of its chain could not be found (reported).
+fn lower_app(
+    spec: &Spec,
+    scope: &BTreeMap<String, MachineId>,
+    a: &ast::App,
+    diags: &mut Vec<Diagnostic>,
+) -> (App, bool) {
     let mut app = App {
         name: a.name.clone(),
         docs: a.docs.clone(),
@@ -174,34 +219,70 @@ fn lower_app(spec: &Spec, scope: &BTreeMap<String, MachineId>, a: &ast::App, dia
         match scope.get(&name.text) {
             Some(&id) => app.chain.push((id, name.span)),
             None => {
-                let mut d = Diagnostic::new(Code::UnknownMachine, format!("no machine named `{name}` is in scope"))
-                    .at(name.span, "not defined or imported in this file");
+                let mut d = Diagnostic::new(
+                    Code::UnknownMachine,
+                    format!("no machine named `{name}` is in scope"),
+                )
+                .at(name.span, "not defined or imported in this file");
                 d = match did_you_mean(&name.text, scope.keys().map(String::as_str)) {
                     Some(h) => d.help(h),
-                    None => d.help("define it in this file or import its file with `import \"path\";`"),
+                    None => {
+                        d.help("define it in this file or import its file with `import \"path\";`")
+                    }
                 };
                 diags.push(d);
             }
         }
     }
+    let complete = app.chain.len() == a.chain.len();
     for m in &a.mappings {
-        let from = find_in_chain(spec, &app, &m.from, diags);
-        let to = find_in_chain(spec, &app, &m.to, diags);
+        let from = find_in_chain(spec, &app, &m.from, complete, diags);
+        let to = find_in_chain(spec, &app, &m.to, complete, diags);
         if let (Some(from), Some(to)) = (from, to) {
-            app.mappings.push(MappingEdge { from, to, from_span: m.from.state.span, to_span: m.to.state.span, span: m.span });
+            app.mappings.push(MappingEdge {
+                from,
+                to,
+                from_span: m.from.state.span,
+                to_span: m.to.state.span,
+                span: m.span,
+            });
         }
     }
-    app
+    (app, complete)
 }
 
-/// Finds a mapping's state among the chained machines (or in the named one, for `Machine::State`).
-fn find_in_chain(spec: &Spec, app: &App, q: &ast::Qualified, diags: &mut Vec<Diagnostic>) -> Option<(MachineId, crate::model::StateId)> {
+/// Finds a mapping's state among the chained machines (or in the named one, for `Machine::State`). With an
+/// incomplete chain (a machine not found, already reported) a name found nowhere may belong to the missing
+/// machine, so it is not reported again.
+fn find_in_chain(
+    spec: &Spec,
+    app: &App,
+    q: &ast::Qualified,
+    complete: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(MachineId, crate::model::StateId)> {
     let candidates: Vec<MachineId> = match &q.machine {
         Some(mname) => {
-            let found: Vec<MachineId> = app.chain.iter().map(|(id, _)| *id).filter(|id| spec.machine(*id).name.text == mname.text).collect();
+            let found: Vec<MachineId> = app
+                .chain
+                .iter()
+                .map(|(id, _)| *id)
+                .filter(|id| spec.machine(*id).name.text == mname.text)
+                .collect();
+            if found.is_empty() && !complete {
+                return None;
+            }
             if found.is_empty() {
-                let names: Vec<&str> = app.chain.iter().map(|(id, _)| spec.machine(*id).name.as_str()).collect();
-                let mut d = Diagnostic::new(Code::UnknownMachine, format!("`{mname}` is not one of the chained machines")).at(mname.span, "not in this app's `chain`");
+                let names: Vec<&str> = app
+                    .chain
+                    .iter()
+                    .map(|(id, _)| spec.machine(*id).name.as_str())
+                    .collect();
+                let mut d = Diagnostic::new(
+                    Code::UnknownMachine,
+                    format!("`{mname}` is not one of the chained machines"),
+                )
+                .at(mname.span, "not in this app's `chain`");
                 if let Some(h) = did_you_mean(&mname.text, names.iter().copied()) {
                     d = d.help(h);
                 }
@@ -218,10 +299,19 @@ fn find_in_chain(spec: &Spec, app: &App, q: &ast::Qualified, diags: &mut Vec<Dia
         }
     }
     // Only report when the chain resolved; otherwise the unknown machine was already reported.
-    if !app.chain.is_empty() {
-        let all: Vec<&str> = candidates.iter().flat_map(|id| spec.machine(*id).states.iter().map(|s| s.name.as_str())).collect();
-        let mut d = Diagnostic::new(Code::UnknownState, format!("no chained machine has a state `{}`", q.state))
-            .at(q.state.span, "not a state of any machine in this app's `chain`");
+    if !app.chain.is_empty() && (complete || q.machine.is_some()) {
+        let all: Vec<&str> = candidates
+            .iter()
+            .flat_map(|id| spec.machine(*id).states.iter().map(|s| s.name.as_str()))
+            .collect();
+        let mut d = Diagnostic::new(
+            Code::UnknownState,
+            format!("no chained machine has a state `{}`", q.state),
+        )
+        .at(
+            q.state.span,
+            "not a state of any machine in this app's `chain`",
+        );
         if let Some(h) = did_you_mean(&q.state.text, all.iter().copied()) {
             d = d.help(h);
         }
@@ -231,12 +321,19 @@ fn find_in_chain(spec: &Spec, app: &App, q: &ast::Qualified, diags: &mut Vec<Dia
 }
 
 /// Reads `#[allow(…)]`-style attributes into levels layered over `base`; unknown lints are errors.
-fn lint_levels(attrs: &[ast::LintAttr], base: &LintLevels, diags: &mut Vec<Diagnostic>) -> LintLevels {
+fn lint_levels(
+    attrs: &[ast::LintAttr],
+    base: &LintLevels,
+    diags: &mut Vec<Diagnostic>,
+) -> LintLevels {
     let mut levels = base.clone();
     for attr in attrs {
         let Some(level) = Level::parse(&attr.level.text) else {
-            let mut d = Diagnostic::new(Code::UnknownLint, format!("unknown attribute `{}`", attr.level))
-                .at(attr.level.span, "expected `allow`, `warn` or `deny`");
+            let mut d = Diagnostic::new(
+                Code::UnknownLint,
+                format!("unknown attribute `{}`", attr.level),
+            )
+            .at(attr.level.span, "expected `allow`, `warn` or `deny`");
             if let Some(h) = did_you_mean(&attr.level.text, ["allow", "warn", "deny"]) {
                 d = d.help(h);
             }
@@ -247,11 +344,20 @@ fn lint_levels(attrs: &[ast::LintAttr], base: &LintLevels, diags: &mut Vec<Diagn
             match Code::lookup(&lint.text) {
                 Some(code) if code.is_lint() => levels.set(code, level),
                 Some(code) => diags.push(
-                    Diagnostic::new(Code::UnknownLint, format!("`{}` ({}) is an error, not a lint: it cannot be allowed or denied", lint, code.id()))
-                        .at(lint.span, "not a lint"),
+                    Diagnostic::new(
+                        Code::UnknownLint,
+                        format!(
+                            "`{}` ({}) is an error, not a lint: it cannot be allowed or denied",
+                            lint,
+                            code.id()
+                        ),
+                    )
+                    .at(lint.span, "not a lint"),
                 ),
                 None => {
-                    let mut d = Diagnostic::new(Code::UnknownLint, format!("unknown lint `{lint}`")).at(lint.span, "no lint has this name or code");
+                    let mut d =
+                        Diagnostic::new(Code::UnknownLint, format!("unknown lint `{lint}`"))
+                            .at(lint.span, "no lint has this name or code");
                     let lints = Code::ALL.iter().filter(|c| c.is_lint()).map(|c| c.name());
                     d = match did_you_mean(&lint.text, lints) {
                         Some(h) => d.help(h),
@@ -266,25 +372,39 @@ fn lint_levels(attrs: &[ast::LintAttr], base: &LintLevels, diags: &mut Vec<Diagn
 }
 
 pub(crate) fn unknown_property(p: &ast::Property, known: &[&str], what: &str) -> Diagnostic {
-    let mut d = Diagnostic::new(Code::UnknownProperty, format!("unknown property `{}` for {what}", p.name)).at(p.name.span, "not known here");
+    let mut d = Diagnostic::new(
+        Code::UnknownProperty,
+        format!("unknown property `{}` for {what}", p.name),
+    )
+    .at(p.name.span, "not known here");
     d = match did_you_mean(&p.name.text, known.iter().copied()) {
         Some(h) => d.help(h),
         None if known.is_empty() => d.help(format!("{what} takes no properties")),
-        None => d.help(format!("known properties: {}", known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))),
+        None => d.help(format!(
+            "known properties: {}",
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     };
     d
 }
 
 pub(crate) fn bad_value(p: &ast::Property, expected: &str) -> Diagnostic {
-    Diagnostic::new(Code::BadPropertyValue, format!("property `{}` has a value of the wrong shape", p.name))
-        .at(p.span, format!("expected {expected}"))
+    Diagnostic::new(
+        Code::BadPropertyValue,
+        format!("property `{}` has a value of the wrong shape", p.name),
+    )
+    .at(p.span, format!("expected {expected}"))
 }
 
 pub(crate) fn duplicate_name(code: Code, what: &str, name: &Name, first: Span) -> Diagnostic {
     Diagnostic::new(code, format!("{what} `{name}` is declared more than once"))
         .at(name.span, format!("`{name}` declared again here"))
         .with(first, "first declared here")
-        .help(format!("remove one of the declarations or rename it"))
+        .help("remove one of the declarations or rename it")
 }
 
 #[cfg(test)]

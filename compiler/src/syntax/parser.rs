@@ -49,32 +49,39 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
 }
 
 /// Finds the first byte where nesting exceeds [`MAX_NESTING`], skipping strings and line comments.
+///
+/// The scan mirrors the grammar's lexing: inside a block comment only `/*` and `*/` mean anything (a `"` or `//`
+/// there is comment text), so neither can hide the brackets after the comment from the count.
 fn too_deep(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
-    let (mut depth, mut i) = (0usize, 0usize);
+    let (mut depth, mut comments, mut i) = (0usize, 0usize, 0usize);
     while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
+        let next = bytes.get(i + 1).copied();
+        match (bytes[i], next) {
+            (b'/', Some(b'*')) => {
+                comments += 1;
+                depth += 1;
+                i += 1;
+            }
+            (b'*', Some(b'/')) if comments > 0 => {
+                comments -= 1;
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ if comments > 0 => {}
+            (b'"', _) => {
                 i += 1;
                 while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
                     i += if bytes[i] == b'\\' { 2 } else { 1 };
                 }
             }
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+            (b'/', Some(b'/')) => {
                 while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
                 }
             }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                depth += 1;
-                i += 1;
-            }
-            b'*' if bytes.get(i + 1) == Some(&b'/') => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            b'(' | b'[' | b'{' | b'<' => depth += 1,
-            b')' | b']' | b'}' | b'>' => depth = depth.saturating_sub(1),
+            (b'(' | b'[' | b'{' | b'<', _) => depth += 1,
+            (b')' | b']' | b'}' | b'>', _) => depth = depth.saturating_sub(1),
             _ => {}
         }
         if depth > MAX_NESTING {
@@ -107,6 +114,12 @@ fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagno
         }
         ErrorVariant::CustomError { .. } => Vec::new(),
     };
+    // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out of room.
+    if let ErrorVariant::CustomError { message } = &e.variant {
+        return Diagnostic::new(Code::Syntax, format!("cannot parse this file: the parser ran out of room ({message})"))
+            .at(Span::new(file, start, end), "the parser gave up here")
+            .help("the spec nests too deeply for the stack the parser runs on; flatten nested brackets or comments");
+    }
     let message = if expected.is_empty() {
         format!("unexpected {found}")
     } else {
@@ -201,10 +214,12 @@ impl Builder {
         pair.into_inner()
             .map(|d| {
                 let text = d.as_str().trim_start_matches("///");
+                // A carriage return inside a line (old Mac line ends) is not allowed in a Rust doc comment, which
+                // is where this text ends up: it becomes a space.
                 text.strip_prefix(' ')
                     .unwrap_or(text)
                     .trim_end()
-                    .to_string()
+                    .replace('\r', " ")
             })
             .collect()
     }

@@ -1,0 +1,215 @@
+//! Unit tests of the checks: each pins one rule, and that a mistake is reported once, not with a cascade of
+//! its consequences.
+
+use crate::diag::{Code, Diagnostic};
+use std::path::Path;
+
+fn check(name: &str, src: &str) -> Vec<Diagnostic> {
+    crate::compile_str(name, src, Path::new("."), &crate::Options::default()).diagnostics
+}
+
+fn codes(src: &str) -> Vec<Code> {
+    check("test.fsm", src).iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn dropped_transitions_do_not_also_report_an_empty_table() {
+    // The only transition names an unknown state: that is the error, not "no transitions".
+    let src = "machine M { event GO; start default state A; final state B; (A, GO) -> C; }";
+    assert_eq!(codes(src), [Code::UnknownState]);
+}
+
+#[test]
+fn no_transitions_is_one_error_not_a_graph_cascade() {
+    let src = "machine M { event GO; start default state A; final state B; }";
+    assert_eq!(codes(src), [Code::NoTransitions]);
+}
+
+#[test]
+fn dropped_transitions_do_not_report_missing_round_events() {
+    let src = "machine PAbciApp: abci { event DONE; start default state ARound: collect_same_until_all; \
+               final state BRound; (ARound, DONE) -> CRound; }";
+    assert_eq!(codes(src), [Code::UnknownState]);
+}
+
+#[test]
+fn an_unused_outcome_event_is_reported_as_the_missing_round_transition() {
+    let src = "machine PAbciApp: abci { event DONE, NO_MAJORITY; \
+               start default state ARound: collect_same_until_threshold; final state BRound; \
+               (ARound, DONE) -> BRound; }";
+    let diags = check("test.fsm", src);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::MissingRoundEvent]
+    );
+    // The event has its conventional name, so the message does not repeat the outcome.
+    assert_eq!(
+        diags[0].message,
+        "round `ARound` can emit `NO_MAJORITY` but has no transition for it"
+    );
+    // An event that no round needs is still an unused event.
+    let src = "machine PAbciApp: abci { event DONE, EXTRA; start default state ARound: collect_same_until_all; \
+               final state BRound; (ARound, DONE) -> BRound; }";
+    assert_eq!(codes(src), [Code::UnusedEvent]);
+}
+
+#[test]
+fn unreachable_finals_do_not_make_every_state_lack_a_path_to_final() {
+    // `B` is unreachable; that `A` cannot reach a final state is the same fact.
+    let src = "#![deny(no_path_to_final)] machine M { event GO, BACK; start default state A; state L; final state B; \
+               (A, GO) -> L; (L, BACK) -> A; }";
+    assert_eq!(codes(src), [Code::UnreachableState]);
+}
+
+const DIALOGUE: &str =
+    "machine D: dialogue { roles buyer, seller; event Offer by buyer; event Agree by seller; ";
+
+#[test]
+fn a_dialogue_that_cannot_begin_is_one_error_at_its_start_state() {
+    let src = format!(
+        "{DIALOGUE} start default state Idle; state Open; state Offered; final state Agreed; \
+         (Open, Offer) -> Offered; (Offered, Agree) -> Agreed; }}"
+    );
+    let diags = check("test.fsm", &src);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::NoInitiation]
+    );
+    let at = diags[0].primary.as_ref().expect("a span").span;
+    assert_eq!(&src[at.range()], "Idle");
+    assert_eq!(
+        diags[0].help.as_deref(),
+        Some("add the opening move, e.g. `(Idle, Offer) -> NextState;`")
+    );
+}
+
+#[test]
+fn a_dialogue_state_that_cannot_end_is_reported_through_its_performative() {
+    // `Stalled` cannot reach an end: E0806 on `Stall` says so (with a label on the state), not W0303 as well.
+    let src = format!(
+        "#![deny(no_path_to_final)] {DIALOGUE} event Stall by seller; event Remind by buyer; \
+         start default state Open; state Offered; state Stalled; final state Agreed; \
+         (Open, Offer) -> Offered; (Offered, Agree) -> Agreed; (Offered, Stall) -> Stalled; (Stalled, Remind) -> Stalled; }}"
+    );
+    let diags = check("test.fsm", &src);
+    let codes: Vec<Code> = diags.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [
+            Code::PerformativeCannotTerminate,
+            Code::PerformativeCannotTerminate
+        ]
+    );
+    assert!(
+        diags[0]
+            .secondary
+            .iter()
+            .any(|l| l.message.contains("`Stalled`")),
+        "{diags:?}"
+    );
+}
+
+#[test]
+fn an_unreachable_performative_points_where_it_is_accepted() {
+    let src = format!(
+        "{DIALOGUE} event Withdraw by buyer; start default state Open; state Offered; state Disputed; \
+         final state Agreed; (Open, Offer) -> Offered; (Offered, Agree) -> Agreed; (Disputed, Withdraw) -> Agreed; }}"
+    );
+    let diags = check("test.fsm", &src);
+    let d = diags
+        .iter()
+        .find(|d| d.code == Code::PerformativeUnreachable)
+        .expect("E0805");
+    assert_eq!(d.secondary[0].message, "accepted only in `Disputed`");
+}
+
+#[test]
+fn timeout_mismatch_names_machines_in_chain_order_with_durations_as_written() {
+    let machine = |name: &str, timeout: &str| {
+        format!(
+            "machine {name}AbciApp: abci {{ event DONE; event T timeout {timeout}; \
+             start default state {name}Round: collect_same_until_all; final state Finished{name}Round; \
+             ({name}Round, DONE) -> Finished{name}Round; ({name}Round, T) -> {name}Round; }}"
+        )
+    };
+    let src = format!(
+        "{}\n{}\napp XAbciApp {{ chain PingAbciApp, PongAbciApp; FinishedPingRound -> PongRound; }}",
+        machine("Ping", "30s"),
+        machine("Pong", "1.5m")
+    );
+    let diags = check("test.fsm", &src);
+    let d = diags
+        .iter()
+        .find(|d| d.code == Code::TimeoutMismatch)
+        .expect("E0506");
+    assert_eq!(
+        d.message,
+        "event `T` has timeout 30s in `PingAbciApp` but 90s in `PongAbciApp`"
+    );
+}
+
+#[test]
+fn too_few_machines_says_how_many() {
+    let src = "machine PAbciApp: abci { event DONE; start default state ARound: collect_same_until_all; \
+               final state BRound; (ARound, DONE) -> BRound; } app XAbciApp { chain PAbciApp; }";
+    let diags = check("test.fsm", src);
+    let d = diags
+        .iter()
+        .find(|d| d.code == Code::TooFewMachines)
+        .expect("E0501");
+    assert_eq!(
+        d.message,
+        "app `XAbciApp` chains only one machine; a composition needs at least two"
+    );
+}
+
+#[test]
+fn shared_event_lint_has_help() {
+    let m = |n: &str| {
+        format!(
+            "machine {n}AbciApp: abci {{ event DONE; start default state {n}Round: collect_same_until_all; \
+             final state Finished{n}Round; ({n}Round, DONE) -> Finished{n}Round; }}"
+        )
+    };
+    let src = format!(
+        "#![deny(shared_event)] {} {} app XAbciApp {{ chain AAbciApp, BAbciApp; FinishedARound -> BRound; }}",
+        m("A"),
+        m("B")
+    );
+    let diags = check("test.fsm", &src);
+    let d = diags
+        .iter()
+        .find(|d| d.code == Code::SharedEvent)
+        .expect("W0507");
+    assert!(
+        d.help
+            .as_deref()
+            .is_some_and(|h| h.contains("allow(shared_event)")),
+        "{d:?}"
+    );
+}
+
+#[test]
+fn composed_read_help_does_not_suggest_requires() {
+    // After the reset, `price` is gone; only `cross_period` (or writing it again) helps in the composed app.
+    let src = "\
+        machine FAbciApp: abci { event DONE; key price: u64; start default state FRound: collect_same_until_all { writes price; } \
+            final state FinishedFRound { ensures price; } (FRound, DONE) -> FinishedFRound; }
+        machine RAbciApp: abci { event DONE; start default state RRound: collect_same_until_all { reset; } \
+            final state FinishedRRound; (RRound, DONE) -> FinishedRRound; }
+        machine PAbciApp: abci { event DONE; key price: u64; \
+            start default state PRound: collect_same_until_all { requires price; reads price; } \
+            final state FinishedPRound; (PRound, DONE) -> FinishedPRound; }
+        app XAbciApp { chain FAbciApp, RAbciApp, PAbciApp; FinishedFRound -> RRound; FinishedRRound -> PRound; \
+            FinishedPRound -> FRound; }";
+    let diags = check("test.fsm", src);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::ComposedCheck]
+    );
+    let help = diags[0].help.as_deref().unwrap_or_default();
+    assert!(
+        help.contains("cross_period") && !help.contains("requires"),
+        "{help}"
+    );
+}

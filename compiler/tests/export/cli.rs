@@ -1,0 +1,193 @@
+//! The command line: which machine is exported, exit codes, `-o`, and nothing written on errors.
+
+use crate::{run, scratch};
+
+/// A spec with two machines and an app composing them.
+const TWO: &str = r#"
+machine FirstAbciApp: abci {
+    event DONE, NO_MAJORITY;
+    start default state FirstRound: collect_same_until_threshold;
+    final state FinishedFirstRound;
+    (FirstRound, DONE) -> FinishedFirstRound;
+    (FirstRound, NO_MAJORITY) -> FirstRound;
+}
+
+machine SecondAbciApp: abci {
+    event DONE;
+    start default state SecondRound: collect_same_until_all;
+    final state FinishedSecondRound;
+    (SecondRound, DONE) -> FinishedSecondRound;
+}
+
+app BothAbciApp {
+    label "packages.example.BothAbciApp";
+    chain FirstAbciApp, SecondAbciApp;
+    FinishedFirstRound -> SecondRound;
+    FinishedSecondRound -> FirstRound;
+}
+"#;
+
+fn write_spec(dir: &std::path::Path, text: &str) -> String {
+    let path = dir.join("spec.fsm");
+    std::fs::write(&path, text).expect("write the spec");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn several_items_need_a_choice_and_the_error_lists_them() {
+    let dir = scratch("cli-choice");
+    let spec = write_spec(&dir, TWO);
+    let (code, out, err) = run(&["export", &spec]);
+    assert_eq!((code, out.as_str()), (2, ""));
+    assert!(
+        err.contains(
+            "choose one with `--machine NAME`: `FirstAbciApp`, `SecondAbciApp`, `BothAbciApp`"
+        ),
+        "{err}"
+    );
+    let (code, _, err) = run(&["export", &spec, "--machine", "SecondAbciAp"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no machine or app named `SecondAbciAp`")
+            && err.contains("did you mean `SecondAbciApp`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_app_exports_its_composition_under_its_label() {
+    let dir = scratch("cli-app");
+    let spec = write_spec(&dir, TWO);
+    let (code, out, err) = run(&[
+        "export",
+        "--format",
+        "oa-yaml",
+        &spec,
+        "--machine",
+        "BothAbciApp",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let expected = "\
+alphabet_in:
+- DONE
+- NO_MAJORITY
+default_start_state: FirstRound
+final_states: []
+label: packages.example.BothAbciApp
+start_states:
+- FirstRound
+states:
+- FirstRound
+- SecondRound
+transition_func:
+    (FirstRound, DONE): SecondRound
+    (FirstRound, NO_MAJORITY): FirstRound
+    (SecondRound, DONE): FirstRound
+";
+    assert_eq!(out, expected);
+    // The shared event `DONE` is allowed by default: nothing on standard error.
+    assert_eq!(err, "");
+}
+
+#[test]
+fn graph_formats_and_output_file() {
+    let dir = scratch("cli-graph");
+    let spec = write_spec(&dir, TWO);
+    for (format, start) in [
+        ("dot", "digraph \"packages.example.BothAbciApp\" {\n"),
+        ("mermaid", "stateDiagram-v2\n"),
+        ("svg", "<?xml"),
+        ("html", "<!DOCTYPE html>"),
+    ] {
+        let (code, out, err) = run(&["graph", &spec, "-m", "BothAbciApp", "--format", format]);
+        assert_eq!(code, 0, "{format}: {err}");
+        assert!(out.starts_with(start), "{format}: {out}");
+    }
+    let file = dir.join("first.svg");
+    let (code, out, _) = run(&[
+        "graph",
+        &spec,
+        "-m",
+        "FirstAbciApp",
+        "--format",
+        "svg",
+        "-o",
+        file.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(
+        std::fs::read_to_string(&file)
+            .is_ok_and(|s| s.contains("data-name=\"FinishedFirstRound\""))
+    );
+    let (code, _, err) = run(&["graph", &spec, "--format", "png"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn errors_write_nothing() {
+    let dir = scratch("cli-errors");
+    let spec = write_spec(
+        &dir,
+        &TWO.replace(
+            "(SecondRound, DONE) -> FinishedSecondRound;",
+            "(SecondRound, DONE) -> Nowhere;",
+        ),
+    );
+    let file = dir.join("out.yaml");
+    let (code, out, err) = run(&[
+        "export",
+        &spec,
+        "-m",
+        "SecondAbciApp",
+        "-o",
+        file.to_str().unwrap_or_default(),
+    ]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("Nowhere") && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert!(!file.exists());
+    let (code, _, err) = run(&[
+        "import",
+        dir.join("missing.yaml").to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no such file"), "{err}");
+    let (code, _, err) = run(&[
+        "export",
+        &spec,
+        "-I",
+        dir.join("nope").to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn machines_yaml_cannot_express_are_refused_with_a_reason() {
+    let dir = scratch("cli-guarded");
+    let spec = write_spec(
+        &dir,
+        "machine Door {\n    event open;\n    start default state Closed;\n    state Open;\n    final state Broken;\n    \
+         (Closed, open) -> Open if unlocked;\n    (Closed, open) -> Broken;\n    (Open, open) -> Broken;\n}\n",
+    );
+    let (code, out, err) = run(&["export", &spec]);
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(
+        err.contains("guarded transitions on `(Closed, open)`"),
+        "{err}"
+    );
+    // Drawings and `.fsm` still work.
+    let (code, out, err) = run(&["export", "--format", "fsm", &spec]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("    (Closed, open) -> Open if unlocked;\n    (Closed, open) -> Broken;\n"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["graph", "--format", "mermaid", &spec]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("    Closed --> Open: open if unlocked\n"),
+        "{out}"
+    );
+}

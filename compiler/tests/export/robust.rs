@@ -1,0 +1,168 @@
+//! Drawing never fails or panics, whatever the machine's shape: machines built directly in the model
+//! (so unchecked ones too: no start state, isolated states, self-loops only, dense graphs, long names).
+
+use fsmc::export::{self, Target};
+use fsmc::model::{Event, Machine, Origin, Profile, State, StateId, Transition};
+use fsmc::source::{Name, Span};
+
+/// A tiny deterministic generator, so the shapes are reproducible.
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
+fn name(s: &str) -> Name {
+    Name::new(s, Span::default())
+}
+
+/// A machine with `states` states and the given `(from, event, to)` transitions.
+fn machine(
+    states: usize,
+    events: usize,
+    edges: &[(usize, Option<usize>, usize)],
+    starts: &[usize],
+    finals: &[usize],
+) -> Machine {
+    let mut m = Machine::new(name("Shape"), Profile::Plain, Origin::Fsm, Span::default());
+    for i in 0..states {
+        let long = if i % 7 == 3 {
+            "WithAVeryLongNameIndeedThatGoesOnAndOn"
+        } else {
+            ""
+        };
+        m.states.push(State {
+            name: name(&format!("S{i}{long}")),
+            start: starts.contains(&i),
+            default_start: starts.first() == Some(&i),
+            is_final: finals.contains(&i),
+            ..State::default()
+        });
+    }
+    for e in 0..events {
+        m.events.push(Event {
+            name: name(&format!("E{e}")),
+            docs: Vec::new(),
+            timeout: None,
+            fields: Vec::new(),
+            role: None,
+            role_span: None,
+        });
+    }
+    for &(from, event, to) in edges {
+        m.transitions.push(Transition {
+            from: StateId(from as u32),
+            event: event.map(|e| fsmc::model::EventId(e as u32)),
+            to: StateId(to as u32),
+            guards: Vec::new(),
+            actions: Vec::new(),
+            persist: None,
+            docs: Vec::new(),
+            span: Span::default(),
+            event_span: Span::default(),
+            to_span: Span::default(),
+        });
+    }
+    m
+}
+
+fn draw_all(m: &Machine) {
+    let spec = fsmc::model::Spec::default();
+    let target = Target::machine(&spec, m);
+    let svg = export::svg::write(&target).unwrap_or_else(|e| panic!("{e}"));
+    assert!(svg.ends_with("</svg>\n"));
+    export::html::write(&target).unwrap_or_else(|e| panic!("{e}"));
+    let _ = (
+        export::dot::write(&target),
+        export::mermaid::write(&target),
+        export::oa::write(m),
+        export::fsm::write(m, &[]),
+    );
+}
+
+#[test]
+fn odd_shapes_are_drawn() {
+    draw_all(&machine(0, 0, &[], &[], &[]));
+    draw_all(&machine(1, 0, &[], &[], &[]));
+    draw_all(&machine(1, 1, &[(0, Some(0), 0)], &[0], &[]));
+    draw_all(&machine(
+        3,
+        1,
+        &[(0, Some(0), 0), (1, Some(0), 1), (2, Some(0), 2)],
+        &[],
+        &[1],
+    ));
+    draw_all(&machine(
+        4,
+        0,
+        &[(0, None, 1), (1, None, 0), (2, None, 3)],
+        &[0, 2],
+        &[3],
+    ));
+    draw_all(&machine(
+        2,
+        3,
+        &[
+            (0, Some(0), 1),
+            (0, Some(1), 1),
+            (0, Some(2), 1),
+            (1, Some(0), 0),
+        ],
+        &[0],
+        &[],
+    ));
+}
+
+#[test]
+fn random_shapes_are_drawn() {
+    let mut rng = Lcg(7);
+    for round in 0..150 {
+        let states = 1 + rng.next(if round % 10 == 0 { 40 } else { 9 });
+        let events = 1 + rng.next(5);
+        let edges: Vec<_> = (0..rng.next(states * 3 + 1))
+            .map(|_| {
+                (
+                    rng.next(states),
+                    if rng.next(6) == 0 {
+                        None
+                    } else {
+                        Some(rng.next(events))
+                    },
+                    rng.next(states),
+                )
+            })
+            .collect();
+        let starts: Vec<usize> = (0..rng.next(3)).map(|_| rng.next(states)).collect();
+        let finals: Vec<usize> = (0..rng.next(3)).map(|_| rng.next(states)).collect();
+        draw_all(&machine(states, events, &edges, &starts, &finals));
+    }
+}
+
+#[test]
+fn a_large_machine_is_drawn_in_reasonable_time() {
+    for n in [50usize, 100, 200, 400, 600] {
+        // A typical round-based app: a main path, retries on each round, some skips and a reset back.
+        let edges: Vec<_> = (0..n)
+            .flat_map(|i| {
+                [
+                    (i, Some(0), (i + 1) % n),
+                    (i, Some(1), i),
+                    (i, Some(2), (i + 2 + i % 3).min(n - 1)),
+                ]
+            })
+            .chain((0..n).step_by(10).map(|i| (i, Some(3), 0)))
+            .collect();
+        let started = std::time::Instant::now();
+        draw_all(&machine(n, 4, &edges, &[0], &[n - 1]));
+        eprintln!(
+            "{n} states, {} transitions drawn in {:?}",
+            edges.len(),
+            started.elapsed()
+        );
+    }
+}
