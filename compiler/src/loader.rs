@@ -46,24 +46,7 @@ pub struct EntryError {
 /// Loads `entry` and everything it imports.
 pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
     let entry_abs = absolute(entry);
-    let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
-    if roots.is_empty() {
-        roots.push(
-            entry_abs
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
-        );
-    }
-    roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
-    let mut l = Loader {
-        opts,
-        roots,
-        out: Loaded::default(),
-        by_path: BTreeMap::new(),
-        stack: Vec::new(),
-        pending: Vec::new(),
-    };
+    let mut l = Loader::new(opts, entry_abs.parent().unwrap_or(Path::new("/")));
     let text = read_text(&entry_abs).map_err(|message| EntryError {
         path: l.display(&entry_abs),
         message,
@@ -75,19 +58,7 @@ pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
 
 /// Loads a spec given as text (the `fsm!` macro's inline form), resolving its imports against `base_dir`.
 pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> Loaded {
-    let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
-    if roots.is_empty() {
-        roots.push(absolute(base_dir));
-    }
-    roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
-    let mut l = Loader {
-        opts,
-        roots,
-        out: Loaded::default(),
-        by_path: BTreeMap::new(),
-        stack: Vec::new(),
-        pending: Vec::new(),
-    };
+    let mut l = Loader::new(opts, base_dir);
     let virtual_path = absolute(base_dir).join(name);
     l.out.entry = Some(l.add_virtual(&virtual_path, name.to_string(), text.to_string()));
     l.follow_imports();
@@ -111,6 +82,25 @@ struct Pending {
     dir: PathBuf,
     imports: std::vec::IntoIter<(String, Span)>,
     resolved: Vec<Option<usize>>,
+}
+
+impl<'a> Loader<'a> {
+    /// A loader whose roots are the configured ones (or `default_root` when none are), plus the search paths.
+    fn new(opts: &'a LoadOptions, default_root: &Path) -> Loader<'a> {
+        let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
+        if roots.is_empty() {
+            roots.push(absolute(default_root));
+        }
+        roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
+        Loader {
+            opts,
+            roots,
+            out: Loaded::default(),
+            by_path: BTreeMap::new(),
+            stack: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
 }
 
 impl Loader<'_> {

@@ -4,7 +4,7 @@
 //! `--format` names the output format here, so diagnostics (printed to standard error) take their format
 //! from `--message-format` instead.
 
-use super::{ColorChoice, Common, Format, usage_error};
+use super::{Common, Format, usage_error};
 use crate::diag::Code;
 use crate::driver::{self, Compilation};
 use crate::export::{self, Target};
@@ -24,21 +24,8 @@ pub(crate) struct Shared {
     /// How to print diagnostics (on standard error).
     #[arg(long = "message-format", value_enum, default_value_t = Format::Human)]
     message_format: Format,
-    /// Colour of diagnostics: `auto` colours only a terminal and respects NO_COLOR.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
-    /// A directory searched for imports (repeatable).
-    #[arg(short = 'I', long = "search-path", value_name = "DIR")]
-    search_paths: Vec<PathBuf>,
-    /// Allow a lint (code or name; repeatable).
-    #[arg(short = 'A', long = "allow", value_name = "LINT")]
-    allow: Vec<String>,
-    /// Warn on a lint (repeatable).
-    #[arg(short = 'W', long = "warn", value_name = "LINT")]
-    warn: Vec<String>,
-    /// Make a lint an error (repeatable).
-    #[arg(short = 'D', long = "deny", value_name = "LINT")]
-    deny: Vec<String>,
+    #[command(flatten)]
+    common: Common,
 }
 
 #[derive(Args, Debug)]
@@ -142,14 +129,7 @@ fn run(
     _tty: bool,
     produce: impl Fn(&Target<'_>) -> Result<String, String>,
 ) -> i32 {
-    let common = Common {
-        format: shared.message_format,
-        color: shared.color,
-        search_paths: shared.search_paths.clone(),
-        allow: shared.allow.clone(),
-        warn: shared.warn.clone(),
-        deny: shared.deny.clone(),
-    };
+    let common = &shared.common;
     let opts = match common.options(err) {
         Ok(o) => o,
         Err(code) => return code,
@@ -163,7 +143,11 @@ fn run(
     };
     if !compilation.diagnostics.is_empty() {
         // Diagnostics go to standard error, whose terminal-ness we do not know: colour only when asked to.
-        let _ = err.write_all(common.render(&compilation, false).as_bytes());
+        let _ = err.write_all(
+            common
+                .render(&compilation, shared.message_format, false)
+                .as_bytes(),
+        );
     }
     let Some(checked) = &compilation.checked else {
         let _ = writeln!(

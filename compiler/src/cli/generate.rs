@@ -1,6 +1,6 @@
 //! `fsmc gen`: the Rust a spec generates (what `include_fsm!` expands to), formatted, for checked-in code.
 
-use super::Common;
+use super::{Common, Format};
 use crate::codegen;
 use crate::driver;
 use clap::Args;
@@ -17,6 +17,9 @@ pub(crate) struct GenArgs {
     /// Do not write: fail (exit 1) if FILE is not what the spec generates.
     #[arg(long, requires = "output")]
     check: bool,
+    /// How to print diagnostics (on standard error).
+    #[arg(long = "message-format", value_enum, default_value_t = Format::Human)]
+    message_format: Format,
     #[command(flatten)]
     common: Common,
 }
@@ -42,7 +45,11 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             return 2;
         }
     };
-    let _ = err.write_all(args.common.render(&compilation, tty).as_bytes());
+    let _ = err.write_all(
+        args.common
+            .render(&compilation, args.message_format, tty)
+            .as_bytes(),
+    );
     // Nothing is written for a spec with errors.
     let Some(checked) = &compilation.checked else {
         return 1;

@@ -46,6 +46,9 @@ enum Command {
 struct CheckArgs {
     /// Spec files or directories (default: the current directory).
     paths: Vec<PathBuf>,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
     #[command(flatten)]
     common: Common,
     /// Treat warnings as errors.
@@ -53,11 +56,10 @@ struct CheckArgs {
     deny_warnings: bool,
 }
 
+/// The options every command that compiles a spec shares (the diagnostics' format is per command: `check`
+/// calls it `--format`, the commands whose `--format` names their output call it `--message-format`).
 #[derive(Args, Debug, Clone)]
 pub(crate) struct Common {
-    /// How to print diagnostics.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
     /// Colour: `auto` colours only a terminal and respects NO_COLOR.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -76,7 +78,7 @@ pub(crate) struct Common {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Format {
+pub(crate) enum Format {
     Human,
     Json,
     Github,
@@ -175,8 +177,8 @@ impl Common {
         }
     }
 
-    pub(crate) fn render(&self, c: &Compilation, tty: bool) -> String {
-        match self.format {
+    pub(crate) fn render(&self, c: &Compilation, format: Format, tty: bool) -> String {
+        match format {
             Format::Human => render::human(&c.sources, &c.diagnostics, self.color(tty)),
             Format::Json => render::json(&c.sources, &c.diagnostics),
             Format::Github => render::github(&c.sources, &c.diagnostics),
@@ -289,13 +291,13 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
             diagnostics: fresh.clone(),
             ..compilation
         };
-        let _ = out.write_all(args.common.render(&shown, tty).as_bytes());
+        let _ = out.write_all(args.common.render(&shown, args.format, tty).as_bytes());
         all.extend(fresh);
     }
     if all.iter().any(Diagnostic::is_error) && status == 0 {
         status = 1;
     }
-    if args.common.format == Format::Human {
+    if args.format == Format::Human {
         let verdict = if all.is_empty() {
             "ok".to_string()
         } else {
