@@ -14,6 +14,29 @@ pub(crate) struct Graph {
     pub graph: DiGraph<(), usize>,
 }
 
+/// Every node reachable from any of `sources`, in one breadth-first search seeded with all of them, so the
+/// cost is linear however many start (or final) states there are.
+fn visit<G>(graph: G, n: usize, sources: impl Iterator<Item = NodeIndex>) -> Vec<bool>
+where
+    G: petgraph::visit::IntoNeighbors<NodeId = NodeIndex> + petgraph::visit::Visitable,
+{
+    let mut seen = vec![false; n];
+    let mut sources = sources.peekable();
+    let Some(&first) = sources.peek() else {
+        return seen;
+    };
+    let mut bfs = Bfs::new(graph, first);
+    for s in sources {
+        if petgraph::visit::VisitMap::visit(&mut bfs.discovered, s) {
+            bfs.stack.push_back(s);
+        }
+    }
+    while let Some(node) = bfs.next(graph) {
+        seen[node.index()] = true;
+    }
+    seen
+}
+
 impl Graph {
     pub fn build(m: &Machine) -> Graph {
         let mut graph = DiGraph::with_capacity(m.states.len(), m.transitions.len());
@@ -27,27 +50,16 @@ impl Graph {
                 i,
             );
         }
-        let mut reachable = vec![false; m.states.len()];
-        for s in m.start_states() {
-            if reachable[s.index()] {
-                continue;
-            }
-            let mut bfs = Bfs::new(&graph, NodeIndex::new(s.index()));
-            while let Some(n) = bfs.next(&graph) {
-                reachable[n.index()] = true;
-            }
-        }
-        let mut coreachable = vec![false; m.states.len()];
-        let rev = Reversed(&graph);
-        for f in m.final_states() {
-            if coreachable[f.index()] {
-                continue;
-            }
-            let mut bfs = Bfs::new(rev, NodeIndex::new(f.index()));
-            while let Some(n) = bfs.next(rev) {
-                coreachable[n.index()] = true;
-            }
-        }
+        let reachable = visit(
+            &graph,
+            m.states.len(),
+            m.start_states().map(|s| NodeIndex::new(s.index())),
+        );
+        let coreachable = visit(
+            Reversed(&graph),
+            m.states.len(),
+            m.final_states().map(|s| NodeIndex::new(s.index())),
+        );
         Graph {
             reachable,
             coreachable,

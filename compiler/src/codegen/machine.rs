@@ -86,11 +86,14 @@ fn enums(m: &Machine) -> TokenStream {
     quote! {
         #state_doc
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        // The variants are the spec's names: Open Autonomy states all end in `Round` by convention.
+        #[allow(clippy::enum_variant_names)]
         #[repr(#state_repr)]
         pub enum State { #(#states,)* }
 
         #event_doc
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[allow(clippy::enum_variant_names)]
         #event_repr
         pub enum Event { #(#events,)* }
     }
@@ -280,11 +283,13 @@ fn transitions(m: &Machine) -> TokenStream {
 fn table(m: &Machine) -> TokenStream {
     let (ns, ne) = (m.states.len(), m.events.len());
     let (ns_lit, ne_lit) = (Literal::usize_unsuffixed(ns), Literal::usize_unsuffixed(ne));
-    let mut cells = vec![vec![None; ne]; ns];
+    // Indexed `TABLE[event][state]`: the state is the value each lookup depends on, and keeping the row
+    // multiplication on the event (known from the input) takes it off that dependency chain.
+    let mut cells = vec![vec![None; ns]; ne];
     for t in &m.transitions {
         if let Some(e) = t.event {
             // Structure checks guarantee one target per (state, event); keep the first if not.
-            cells[t.from.index()][e.index()].get_or_insert(t.to);
+            cells[e.index()][t.from.index()].get_or_insert(t.to);
         }
     }
     let rows = cells.iter().map(|row| {
@@ -297,7 +302,6 @@ fn table(m: &Machine) -> TokenStream {
         });
         quote! { [#(#cells),*] }
     });
-    // The first transition by (state, event), not by position, so reordering the spec changes nothing.
     let example = m
         .transitions
         .iter()
@@ -315,8 +319,8 @@ fn table(m: &Machine) -> TokenStream {
             quote! { #[doc = ""] #[doc = #doc] }
         });
     quote! {
-        /// The transition table: `TABLE[state][event]` is the next state, if the state accepts the event.
-        static TABLE: [[::core::option::Option<State>; #ne_lit]; #ns_lit] = [#(#rows),*];
+        /// The transition table: `TABLE[event][state]` is the next state, if the state accepts the event.
+        static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#(#rows),*];
 
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -325,7 +329,7 @@ fn table(m: &Machine) -> TokenStream {
             #example
             #[inline]
             pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
-                match TABLE[self as usize][event as usize] {
+                match TABLE[event as usize][self as usize] {
                     ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
                     ::core::option::Option::None => ::core::result::Result::Err(::fsmc_runtime::InvalidTransition {
                         state: self,

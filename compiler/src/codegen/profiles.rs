@@ -252,6 +252,22 @@ fn rounds(m: &Machine) -> TokenStream {
             })
             .collect::<Vec<_>>()
     });
+    let outcome_arms: Vec<TokenStream> = outcome_arms.collect();
+    // Rounds that all decide in user code map no outcome: no `match` to write then.
+    let outcome_body = if outcome_arms.is_empty() {
+        quote! {
+            let _ = (self, outcome);
+            ::core::option::Option::None
+        }
+    } else {
+        quote! {
+            #[allow(unreachable_patterns)]
+            match (self, outcome) {
+                #(#outcome_arms,)*
+                _ => ::core::option::Option::None,
+            }
+        }
+    };
     // The typed round of each non-final round with a runtime kind.
     let mut variants = Vec::new();
     let mut news = Vec::new();
@@ -394,11 +410,7 @@ fn rounds(m: &Machine) -> TokenStream {
 
             /// The event this round emits for a decided outcome.
             pub fn outcome_event(self, outcome: ::fsmc_runtime::rounds::OutcomeKind) -> ::core::option::Option<Event> {
-                #[allow(unreachable_patterns)]
-                match (self, outcome) {
-                    #(#outcome_arms,)*
-                    _ => ::core::option::Option::None,
-                }
+                #outcome_body
             }
         }
 
@@ -650,6 +662,27 @@ fn staged(m: &Machine) -> TokenStream {
         let (v, id) = (variant(&s.name.text), snake(&s.name.text));
         quote! { State::#v => state.goto(handlers.#id()) }
     });
+    let automatic = quote! {
+        match state.next_stages() {
+            [only] => ::core::result::Result::Ok(*only),
+            allowed => ::core::result::Result::Err(::fsmc_runtime::InvalidTarget { from: state, to: state, allowed }),
+        }
+    };
+    // Without handlers every stage moves on by itself: no `match` on the stage to write then.
+    let body = if handlers.is_empty() {
+        quote! {
+            let _ = handlers;
+            #automatic
+        }
+    } else {
+        quote! {
+            #[allow(unreachable_patterns)]
+            match state {
+                #(#arms,)*
+                _ => #automatic,
+            }
+        }
+    };
     quote! {
         /// The agents of the environment.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -689,14 +722,7 @@ fn staged(m: &Machine) -> TokenStream {
         /// Leaves `state`: its handler picks the next stage (checked against the spec's next stages), or a
         /// stage without a handler moves to its one next stage.
         pub fn step<H: Handlers + ?Sized>(state: State, handlers: &mut H) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTarget<State>> {
-            #[allow(unreachable_patterns)]
-            match state {
-                #(#arms,)*
-                _ => match state.next_stages() {
-                    [only] => ::core::result::Result::Ok(*only),
-                    allowed => ::core::result::Result::Err(::fsmc_runtime::InvalidTarget { from: state, to: state, allowed }),
-                },
-            }
+            #body
         }
     }
 }

@@ -1,0 +1,277 @@
+//! One check of a large synthetic spec, timed with `Instant`, with the process's peak memory.
+//!
+//! `cargo run -p fsmc-benches --release --bin measure -- [--states N] [--format fsm|yaml] [--stages] [FILE]`
+//!
+//! Without a FILE it writes the spec of N states (default 100,000: 400k transitions) to a temporary file first,
+//! so that what is measured is `fsmc::compile` on a file, as `fsmc check` runs it. Peak memory is the kernel's
+//! high-water mark of resident memory (VmHWM), reset after generation (via `/proc/self/clear_refs`) so it covers
+//! the check alone. `--stages` also times each stage separately: parse, load (parse + bookkeeping), resolve,
+//! check. The bar (brief §5, "checks are linear"): a 100k-state spec under 2 s and 1 GB.
+
+use fsmc_benches::synth::{DEFAULT_SEED, Format, Synth};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+const USAGE: &str =
+    "usage: measure [--states N] [--format fsm|yaml] [--seed S] [--stages] [--runs R] [FILE]";
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("measure: {e}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A field of `/proc/self/status`, in KiB.
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// CPU time (user + system) used by this process so far, from `/proc/self/stat` (clock ticks, assumed 100 Hz).
+/// Less disturbed than wall time when other processes compete for the cores.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which is in parentheses and may hold spaces); utime and stime are 14, 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Resets VmHWM to the current resident size (Linux ≥ 4.0); false where that is not possible.
+fn reset_peak() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+fn mib(kib: Option<u64>) -> String {
+    kib.map_or_else(
+        || "n/a".to_string(),
+        |k| format!("{:.1} MiB", k as f64 / 1024.0),
+    )
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn run() -> Result<bool, String> {
+    let mut states = 100_000usize;
+    let mut format = Format::Fsm;
+    let mut seed = DEFAULT_SEED;
+    let mut stages = false;
+    let mut runs = 1usize;
+    let mut file: Option<PathBuf> = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |what: &str| args.next().ok_or_else(|| format!("{arg} needs {what}"));
+        match arg.as_str() {
+            "--states" | "-n" => {
+                let v = value("a number")?;
+                states = v
+                    .replace('_', "")
+                    .parse()
+                    .map_err(|_| format!("bad number `{v}`"))?;
+            }
+            "--format" | "-f" => {
+                let v = value("`fsm` or `yaml`")?;
+                format = Format::parse(&v).ok_or_else(|| format!("unknown format `{v}`"))?;
+            }
+            "--seed" => {
+                let v = value("a number")?;
+                seed = v.parse().map_err(|_| format!("bad seed `{v}`"))?;
+            }
+            "--runs" => {
+                let v = value("a number")?;
+                runs = v
+                    .parse::<usize>()
+                    .map_err(|_| format!("bad number `{v}`"))?
+                    .max(1);
+            }
+            "--stages" => stages = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(true);
+            }
+            other if !other.starts_with('-') && file.is_none() => file = Some(PathBuf::from(other)),
+            other => return Err(format!("unexpected argument `{other}`")),
+        }
+    }
+
+    let mut _temporary = None;
+    let path = match file {
+        Some(f) => f,
+        None => {
+            let t = Instant::now();
+            let synth = Synth::generate(states, seed);
+            let path = std::env::temp_dir().join(format!(
+                "fsmc-measure-{}-{states}-{}",
+                std::process::id(),
+                format.file_name()
+            ));
+            // Removed when this function returns, whatever happens.
+            _temporary = Some(TempFile(path.clone()));
+            std::fs::write(&path, synth.write(format))
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            println!(
+                "spec:        {} states, {} events, {} transitions ({:?}, generated in {})",
+                synth.states.len(),
+                synth.events.len(),
+                synth.transitions.len(),
+                format,
+                ms(t.elapsed())
+            );
+            path
+        }
+    };
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "file:        {} ({:.1} MiB)",
+        path.display(),
+        size as f64 / (1024.0 * 1024.0)
+    );
+
+    let rss_before = status_kib("VmRSS:");
+    let reset = reset_peak();
+    let opts = fsmc::Options::default();
+    let mut best = Duration::MAX;
+    let mut best_cpu = Duration::MAX;
+    let mut clean = true;
+    for i in 0..runs {
+        let cpu0 = cpu_time();
+        let t = Instant::now();
+        let c = fsmc::compile(&path, &opts)
+            .map_err(|e| format!("cannot read {}: {}", e.path, e.message))?;
+        let elapsed = t.elapsed();
+        let cpu = cpu0.zip(cpu_time()).map(|(a, b)| b.saturating_sub(a));
+        best = best.min(elapsed);
+        best_cpu = best_cpu.min(cpu.unwrap_or(Duration::MAX));
+        let (errors, warnings) =
+            c.diagnostics.iter().fold(
+                (0, 0),
+                |(e, w), d| {
+                    if d.is_error() { (e + 1, w) } else { (e, w + 1) }
+                },
+            );
+        clean &= errors == 0;
+        println!(
+            "check #{}:    {} (CPU {}; {} errors, {} warnings, checked: {})",
+            i + 1,
+            ms(elapsed),
+            cpu.map_or_else(|| "n/a".to_string(), ms),
+            errors,
+            warnings,
+            c.checked.is_some()
+        );
+        if i == 0 {
+            // The peak while the compilation is still alive, before it is dropped.
+            println!(
+                "peak memory: {} (VmHWM{}; RSS before the check {})",
+                mib(status_kib("VmHWM:")),
+                if reset {
+                    ", reset after generation"
+                } else {
+                    ", not resettable: includes generation"
+                },
+                mib(rss_before)
+            );
+        }
+    }
+    if runs > 1 {
+        println!("best:        {} (CPU {})", ms(best), ms(best_cpu));
+    }
+    if stages {
+        stage_times(&path, &opts);
+    }
+    Ok(clean)
+}
+
+/// A file removed when dropped.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Each stage of `fsmc::compile` on its own, in the order the driver runs them, with the peak resident memory
+/// while it ran (the high-water mark is reset before each stage; what earlier stages left alive counts).
+fn stage_times(path: &Path, opts: &fsmc::Options) {
+    fn stage<T>(
+        rows: &mut Vec<(String, Duration, Option<u64>)>,
+        name: &str,
+        f: impl FnOnce() -> T,
+    ) -> T {
+        reset_peak();
+        let t = Instant::now();
+        let out = f();
+        let took = t.elapsed();
+        rows.push((name.to_string(), took, status_kib("VmHWM:")));
+        out
+    }
+    let mut rows = Vec::new();
+    let text = match stage(&mut rows, "read file", || fsmc::loader::read_text(path)) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("measure: {e}");
+            return;
+        }
+    };
+    let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    {
+        let mut sources = fsmc::source::SourceMap::default();
+        let file = sources.add("spec", text.clone());
+        let parsed_ok = stage(&mut rows, "parse only (syntax::parse / oa::parse)", || {
+            if is_yaml {
+                fsmc::oa::parse(file, &text).0.is_some()
+            } else {
+                fsmc::syntax::parse(file, &text).0.is_some()
+            }
+        });
+        if !parsed_ok {
+            eprintln!("measure: the spec does not parse");
+        }
+    }
+    drop(text);
+    let loaded = match stage(&mut rows, "loader::load (read + parse)", || {
+        fsmc::loader::load(path, &opts.load)
+    }) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("measure: {}", e.message);
+            return;
+        }
+    };
+    let Some(entry) = loaded.entry else { return };
+    let (spec, resolve_diags) = stage(&mut rows, "resolve::resolve", || {
+        fsmc::resolve::resolve(&loaded.units, entry, &opts.lints)
+    });
+    let report = stage(&mut rows, "check::check", || fsmc::check::check(spec));
+    let n = stage(&mut rows, "diag::finish", || {
+        let diags: Vec<_> = resolve_diags
+            .into_iter()
+            .chain(report.diagnostics)
+            .collect();
+        fsmc::diag::finish(diags).len()
+    });
+    stage(&mut rows, "drop everything", || {
+        drop(report.checked);
+        drop(loaded);
+    });
+    println!("stages ({n} diagnostics):");
+    for (name, took, peak) in rows {
+        println!("  {name:<40} {:>10}   peak {}", ms(took), mib(peak));
+    }
+}
