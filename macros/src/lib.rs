@@ -134,7 +134,10 @@ fn resolve(
     if !full.starts_with(root) {
         return Err(error(
             lit.span(),
-            &format!("fsmc: `{raw}` leaves the workspace (`{}`)", root.display()),
+            // No absolute path in the message: it reads the same on every machine.
+            &format!(
+                "fsmc: `{raw}` leaves the workspace; spec paths must stay inside the directory of the workspace's Cargo.toml"
+            ),
         ));
     }
     Ok(full)
