@@ -14,10 +14,10 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
     m.label = Some(oa.label.clone());
 
     // Name → index maps keep lowering linear: specs can have hundreds of thousands of transitions.
-    let mut events: BTreeMap<String, EventId> = BTreeMap::new();
-    let mut states: BTreeMap<String, StateId> = BTreeMap::new();
+    let mut events: BTreeMap<&str, EventId> = BTreeMap::new();
+    let mut states: BTreeMap<&str, StateId> = BTreeMap::new();
     for e in &oa.alphabet_in {
-        match events.get(&e.text).copied() {
+        match events.get(e.text.as_str()).copied() {
             Some(first) => diags.push(duplicate_name(
                 Code::DuplicateEvent,
                 "event",
@@ -25,7 +25,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
                 m.event(first).name.span,
             )),
             None => {
-                events.insert(e.text.clone(), EventId(m.events.len() as u32));
+                events.insert(e.text.as_str(), EventId(m.events.len() as u32));
                 m.events.push(Event {
                     name: e.clone(),
                     docs: Vec::new(),
@@ -38,7 +38,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         }
     }
     for s in &oa.states {
-        match states.get(&s.text).copied() {
+        match states.get(s.text.as_str()).copied() {
             Some(first) => diags.push(duplicate_name(
                 Code::DuplicateState,
                 "state",
@@ -46,7 +46,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
                 m.state(first).name.span,
             )),
             None => {
-                states.insert(s.text.clone(), StateId(m.states.len() as u32));
+                states.insert(s.text.as_str(), StateId(m.states.len() as u32));
                 m.states.push(State {
                     name: s.clone(),
                     ..State::default()
@@ -111,7 +111,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         }
         let from = state_in_table(&m, &states, &t.from, diags);
         let to = state_in_table(&m, &states, &t.to, diags);
-        let event = events.get(&t.event.text).copied();
+        let event = events.get(t.event.text.as_str()).copied();
         if event.is_none() {
             let mut d = Diagnostic::new(
                 Code::UnknownEvent,
@@ -147,12 +147,12 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
 
 fn listed(
     m: &Machine,
-    index: &BTreeMap<String, StateId>,
+    index: &BTreeMap<&str, StateId>,
     s: &Name,
     list: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<StateId> {
-    let id = index.get(&s.text).copied();
+    let id = index.get(s.text.as_str()).copied();
     if id.is_none() {
         let mut d = Diagnostic::new(
             Code::UnlistedState,
@@ -170,11 +170,11 @@ fn listed(
 
 fn state_in_table(
     m: &Machine,
-    index: &BTreeMap<String, StateId>,
+    index: &BTreeMap<&str, StateId>,
     s: &Name,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<StateId> {
-    let id = index.get(&s.text).copied();
+    let id = index.get(s.text.as_str()).copied();
     if id.is_none() {
         let mut d = Diagnostic::new(
             Code::UnknownState,
