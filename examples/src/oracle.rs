@@ -1,201 +1,213 @@
-//! Open Autonomy FSM app (`specs/oracle/oracle.fsm`): four agent instances run the composed price-oracle app.
-//! Each round collects the payloads the instances' behaviours submit and decides an event with the kind's
-//! rule (threshold ⌈(2N+1)/3⌉); the synchronized data is updated from the decided value, a reset round starts
-//! a new period (only cross-period keys carry over), and every instance computes the same result.
+//! Open Autonomy FSM app (`specs/oracle/oracle.fsm`): the price oracle, replicated.
+//!
+//! Every agent instance runs its own replica of the generated app, fed the same ordered blocks by a
+//! consensus layer (here the simulated network of `fsmc-sim`; a BFT engine plugs into the same seam). This
+//! file holds only what a user writes: the agents' behaviours — what each agent submits in each round. The
+//! rest comes from the spec and the runtime: which round collects what, how each decides, what it writes
+//! into the synchronized data, timeouts on block time, registration, keeper election and replacement,
+//! periods, rejection of transactions that do not fit, and the app hash every replica agrees on.
 
 fsmc_runtime::include_fsm!("../specs/oracle/oracle.fsm");
 
-use fsmc_runtime::data::Periods;
-use fsmc_runtime::rounds::{Outcome, Participants, Round as _, RoundError};
-use oracle_abci_app::{Behaviour, Data, Event, Round, State};
-use std::collections::{BTreeMap, BTreeSet};
+use fsmc_runtime::app::AgentId;
+use fsmc_sim::{Config, Height, Network, SimError};
+use oracle_abci_app::{Behaviour, Context, Spec, State};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
 
-/// One agent instance: its address and its own price source.
-#[derive(Clone, Debug)]
-pub struct Instance {
-    pub address: String,
-    /// This instance's observation, in cents; sources disagree slightly.
-    pub observed: u64,
-    /// When false, the instance behaves as a keeper that fails to submit (to exercise the failure path).
-    pub keeper_submits: bool,
-    /// How many randomness rounds this instance took part in. Every instance takes part in the same rounds,
-    /// so this is the same everywhere: a valid input for shared randomness.
-    pub draws: u64,
+/// The asset the service reports on: every agent registers with it.
+pub const ASSET: &str = "ETH/USD";
+
+/// The smallest move (in cents) worth a new on-chain report; smaller moves end in `NONE`.
+pub const MIN_MOVE: u64 = 25;
+
+/// The address of agent `i`.
+pub fn agent_id(i: usize) -> AgentId {
+    format!("agent-{i}")
 }
 
-impl Behaviour for Instance {
-    fn registration_startup_round(&mut self, _: &Data) -> BTreeSet<String> {
-        (0..4).map(|i| format!("agent-{i}")).collect()
-    }
-    fn registration_round(&mut self, data: &Data) -> Option<BTreeSet<String>> {
-        Some(self.registration_startup_round(data))
-    }
-    fn collect_observation_round(&mut self, _: &Data) -> (String, u64) {
-        (self.address.clone(), self.observed)
-    }
-    /// The median of everyone's observations: the same on every instance.
-    fn estimate_consensus_round(&mut self, data: &Data) -> Option<u64> {
-        let mut values: Vec<u64> = data.observations.as_ref()?.values().copied().collect();
-        values.sort_unstable();
-        values.get(values.len() / 2).copied()
-    }
-    fn tx_hash_round(&mut self, data: &Data) -> Option<String> {
-        data.estimate.map(|e| format!("0xtx{e:08x}"))
-    }
-    /// Shared randomness: derived from the period's data, never from local entropy (determinism).
-    fn randomness_round(&mut self, data: &Data) -> Option<[u8; 32]> {
-        self.draws += 1;
-        let seed = data
-            .estimate
-            .unwrap_or(0)
-            .wrapping_mul(31)
-            .wrapping_add(self.draws);
-        let mut r = [0u8; 32];
-        for (i, b) in r.iter_mut().enumerate() {
-            *b = (seed.rotate_left(i as u32) & 0xff) as u8;
+/// One agent instance: its own price source and its own chain client.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    /// How far this agent's price source is off the market, in cents: sources disagree a little.
+    pub bias: i64,
+    /// Whether its chain client works; a keeper whose client fails reports failure.
+    pub chain_ok: bool,
+}
+
+impl Agent {
+    /// Agent `i` of a service, with a working chain client.
+    pub fn new(i: usize) -> Agent {
+        Agent {
+            bias: i64::try_from(i % 5).unwrap_or(0) * 3 - 6,
+            chain_ok: true,
         }
-        Some(r)
     }
-    fn select_keeper_round(&mut self, data: &Data) -> Option<String> {
-        let participants: Vec<&String> = data.participants.as_ref()?.iter().collect();
-        let r = data.most_voted_randomness?;
-        participants
-            .get(usize::from(r[0]) % participants.len())
-            .map(|p| (*p).clone())
+
+    /// The market price (in cents) this agent's source shows in round `round`. The market moves with time,
+    /// which the app only knows as rounds: the same round shows every source the same market.
+    fn observe(&self, round: u64) -> u64 {
+        let market = 200_000 + (round.wrapping_mul(7_919) % 4_000);
+        market.saturating_add_signed(self.bias)
     }
-    fn submit_price_round(&mut self, data: &Data) -> Option<String> {
-        if !self.keeper_submits {
+}
+
+/// The hash of the transaction that reports `estimate` in `period` (a stand-in for building a real one).
+pub fn report_tx(estimate: u64, period: u64) -> String {
+    let digest = Sha256::digest(format!("report {estimate} in period {period}"));
+    digest.iter().take(8).fold(String::from("0x"), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+impl Behaviour for Agent {
+    fn registration_startup_round(&mut self, _: &Context<'_>) -> String {
+        ASSET.to_string()
+    }
+
+    fn registration_round(&mut self, _: &Context<'_>) -> String {
+        ASSET.to_string()
+    }
+
+    fn collect_observation_round(&mut self, ctx: &Context<'_>) -> u64 {
+        self.observe(ctx.round_count())
+    }
+
+    /// The median of the observations the round collected: the same on every replica.
+    fn estimate_consensus_round(&mut self, ctx: &Context<'_>) -> Option<u64> {
+        let mut prices: Vec<u64> = ctx
+            .data()
+            .observations
+            .as_ref()?
+            .values()
+            .copied()
+            .collect();
+        prices.sort_unstable();
+        prices.get(prices.len() / 2).copied()
+    }
+
+    /// No transaction when the price moved less than [`MIN_MOVE`] since the last report.
+    fn tx_hash_round(&mut self, ctx: &Context<'_>) -> Option<String> {
+        let estimate = ctx.data().estimate?;
+        if let Some(last) = ctx.data().last_reported_price
+            && estimate.abs_diff(last) < MIN_MOVE
+        {
             return None;
         }
-        data.tx_hash.as_ref().map(|h| format!("{h}-settled"))
+        Some(report_tx(estimate, ctx.period()))
     }
-    fn validate_price_round(&mut self, data: &Data) -> Option<bool> {
-        Some(data.final_tx_hash.is_some() && data.estimate.is_some())
+
+    /// Randomness every agent computes alike from replicated facts, never from local entropy.
+    fn randomness_round(&mut self, ctx: &Context<'_>) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(ctx.period().to_le_bytes());
+        h.update(ctx.round_count().to_le_bytes());
+        h.update(ctx.data().estimate.unwrap_or(0).to_le_bytes());
+        h.finalize().into()
     }
-    fn reset_and_pause_round(&mut self, _: &Data) -> Option<u64> {
-        Some(1)
+
+    fn select_keeper_round(&mut self, ctx: &Context<'_>) -> String {
+        let seed = ctx.data().most_voted_randomness.unwrap_or([0; 32]);
+        ctx.next_keeper(&seed).unwrap_or_default()
+    }
+
+    /// The keeper sends the transaction; it reports the settled hash and the price, or failure.
+    fn submit_price_round(&mut self, ctx: &Context<'_>) -> Option<(String, u64)> {
+        if !self.chain_ok {
+            return None;
+        }
+        let data = ctx.data();
+        Some((
+            format!("{}-settled", data.tx_hash.as_ref()?),
+            data.estimate?,
+        ))
+    }
+
+    /// Each agent checks the chain itself: the settled transaction must be the agreed report.
+    fn validate_price_round(&mut self, ctx: &Context<'_>) -> Option<bool> {
+        let data = ctx.data();
+        let (settled, tx, estimate) = (
+            data.final_tx_hash.as_ref()?,
+            data.tx_hash.as_ref()?,
+            data.estimate?,
+        );
+        Some(*settled == format!("{tx}-settled") && data.last_reported_price == Some(estimate))
+    }
+
+    fn reset_and_pause_round(&mut self, ctx: &Context<'_>) -> u64 {
+        ctx.period()
     }
 }
 
-/// One decided round: where, what it decided, and the event it emitted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Decision {
-    pub period: u64,
-    pub state: State,
-    pub event: Event,
+/// The agents of an `n`-agent service, boxed as the simulation takes them.
+pub fn agents(n: usize) -> Vec<(AgentId, Box<dyn Behaviour>)> {
+    (0..n)
+        .map(|i| (agent_id(i), Box::new(Agent::new(i)) as Box<dyn Behaviour>))
+        .collect()
 }
 
-/// Applies a decided round's value to the synchronized data (the round's end-of-block update).
-fn apply<P: Ord + Clone>(round: &Round<P>, data: &mut Data) {
-    fn done<V: Clone>(o: Option<Outcome<V>>) -> Option<V> {
-        match o {
-            Some(Outcome::Done(v)) => Some(v),
-            _ => None,
-        }
-    }
-    match round {
-        Round::RegistrationStartupRound(r) => {
-            data.participants = done(r.outcome()).or(data.participants.take())
-        }
-        Round::RegistrationRound(r) => {
-            data.participants = done(r.outcome()).or(data.participants.take())
-        }
-        Round::CollectObservationRound(r) => {
-            data.observations =
-                done(r.outcome()).map(|m: BTreeMap<P, (String, u64)>| m.into_values().collect());
-        }
-        Round::EstimateConsensusRound(r) => data.estimate = done(r.outcome()),
-        Round::TxHashRound(r) => {
-            data.tx_hash =
-                done(r.outcome()).and_then(|m: BTreeMap<P, String>| m.into_values().next())
-        }
-        Round::RandomnessRound(r) => data.most_voted_randomness = done(r.outcome()),
-        Round::SelectKeeperRound(r) => data.keeper = done(r.outcome()),
-        Round::SubmitPriceRound(r) => data.final_tx_hash = done(r.outcome()),
-        Round::ValidatePriceRound(r) => {
-            if done(r.outcome()).is_some() {
-                data.last_reported_price = Some(data.estimate);
-            }
-        }
-        Round::ResetAndPauseRound(_) => {}
-    }
+/// A simulated network of `n` agents running the oracle, seeded.
+pub fn network(seed: u64, n: usize) -> Result<Network<Spec>, SimError> {
+    Network::new(Config::new(seed), agents(n))
 }
 
-/// What a run produced.
-#[derive(Debug)]
-pub struct Run {
-    pub decisions: Vec<Decision>,
-    pub data: Periods<Data>,
-    pub state: State,
-}
-
-/// Runs the app for `periods` full periods with the given instances. `failing_keeper` makes that instance fail
-/// to submit whenever it is the keeper, so the app elects another one.
-pub fn run(periods: u64, failing_keeper: Option<&str>) -> Result<Run, String> {
-    let mut instances: Vec<Instance> = (0..4)
-        .map(|i| Instance {
-            address: format!("agent-{i}"),
-            observed: 1000 + 7 * i,
-            keeper_submits: Some(format!("agent-{i}").as_str()) != failing_keeper,
-            draws: 0,
-        })
-        .collect();
-    let mut data = Periods::new(Data::default());
-    let mut state = State::DEFAULT_START;
-    let mut decisions = Vec::new();
-    let mut guard = 0;
-    while data.period() < periods {
-        guard += 1;
-        if guard > 1000 {
-            return Err("the app did not converge".into());
-        }
-        let mut participants = Participants::new(instances.iter().map(|i| i.address.clone()))
-            .map_err(|e| e.to_string())?;
-        if let Some(keeper) = data.current().keeper.clone() {
-            participants = participants
-                .with_keeper(keeper)
-                .map_err(|e| e.to_string())?;
-        }
-        let Some(mut round) =
-            Round::new(state, &participants).map_err(|e: RoundError| e.to_string())?
-        else {
-            return Err(format!("no round to run in {state}"));
-        };
-        for inst in &mut instances {
-            let who = inst.address.clone();
-            match round.submit_behaviour(inst, data.current(), who) {
-                // A decided round ignores late payloads, as a round that already emitted its event does.
-                Ok(()) | Err(RoundError::AlreadyDecided) => {}
-                // Only the keeper may send in a keeper round; the others stay silent.
-                Err(RoundError::NotKeeper) => {}
-                Err(e) => return Err(format!("{state}: {e}")),
-            }
-        }
-        // An undecided round ends by its timeout event (every non-final round here has one or retries).
-        let event = match round.decided() {
-            Some(e) => e,
-            None => *state
-                .accepted()
-                .iter()
-                .find(|e| e.timeout().is_some())
-                .ok_or(format!("{state} is stuck"))?,
-        };
-        apply(&round, data.current_mut());
-        decisions.push(Decision {
-            period: data.period(),
-            state,
-            event,
-        });
-        state = state.next(event).map_err(|e| e.to_string())?;
-        if state.is_reset() {
-            // Entering the reset round starts a new period: only cross-period keys carry over.
-            data.start_new_period(Data::carry);
-            data.prune(2);
-        }
-    }
-    Ok(Run {
-        decisions,
-        data,
-        state,
+/// Runs until every live replica has completed `periods` periods, or `limit_ms` of simulated time pass.
+pub fn run_periods(net: &mut Network<Spec>, periods: u64, limit_ms: u64) -> Result<bool, SimError> {
+    net.run_until(limit_ms, |net| {
+        (0..net.len())
+            .filter_map(|i| net.app(i))
+            .all(|app| app.period() >= periods)
     })
+}
+
+/// One line per block, then each replica's state and short app hash (`-` if it has not applied the block).
+pub fn format_height(net: &Network<Spec>, h: &Height) -> String {
+    let mut out = String::new();
+    let event = h
+        .replicas
+        .iter()
+        .flatten()
+        .find(|a| !a.steps.is_empty())
+        .map(|a| {
+            a.steps
+                .iter()
+                .map(|s| format!("{} -{}-> {}", s.from, s.event, s.to))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_else(|| "(no transition)".to_string());
+    let period = h
+        .replicas
+        .iter()
+        .flatten()
+        .map(|a| a.period)
+        .max()
+        .unwrap_or(0);
+    let proposer = net.id(h.proposer).map_or("?", String::as_str);
+    let _ = write!(
+        out,
+        "#{:<4} {:>7.2}s  period {period}  {} txs by {proposer:<8} {event}",
+        h.height,
+        h.time_ms as f64 / 1000.0,
+        h.txs,
+    );
+    out.push_str("\n      ");
+    for (i, a) in h.replicas.iter().enumerate() {
+        let id = net.id(i).map_or("?", String::as_str);
+        match a {
+            Some(a) => {
+                let _ = write!(out, " {id} {:<30} {}", a.state, a.hash.short(4));
+            }
+            None => {
+                let _ = write!(out, " {id} {:<30} {:8}", "-", "-");
+            }
+        }
+    }
+    out
+}
+
+/// Whether `state` is the keeper's round: used to make an agent's keeper silent in tests.
+pub fn is_submit(state: State) -> bool {
+    state == State::SubmitPriceRound
 }

@@ -32,6 +32,7 @@
 //! | module | what it holds | seed system |
 //! |---|---|---|
 //! | [`transition`] | the [`Machine`] trait generated `State` enums implement, [`InvalidTransition`], [`InvalidTarget`], the [`run`] driver | all |
+//! | [`app`] | replicated apps: one replica fed ordered blocks, the [`app::ConsensusLayer`] seam, the node loop | FSM apps (000) |
 //! | [`rounds`] | Open Autonomy round kinds deciding an event from agents' payloads, [`rounds::threshold`] | FSM apps (000) |
 //! | [`data`] | synchronized data split into periods, pre-/post-condition key checks | FSM apps (000) |
 //! | [`genie`] | transition types, dialogue persistence, task progress, hook order | Genie Flow (001) |
@@ -62,6 +63,7 @@
     )
 )]
 
+pub mod app;
 pub mod data;
 pub mod dialogue;
 pub mod genie;
@@ -72,6 +74,9 @@ pub mod transition;
 // The items every generated machine uses are re-exported at the root so generated code can name
 // them as `::fsmc_runtime::Machine` without depending on the module layout.
 pub use transition::{InvalidTarget, InvalidTransition, Machine, run};
+
+// Generated apps encode their data and payloads with it; re-exported so a user's crate needs no version of its own.
+pub use borsh;
 
 // The user-facing macros: one dependency gives a crate the macros and what their expansion links against.
 pub use fsmc_macros::{fsm, include_fsm};

@@ -77,13 +77,13 @@ fn the_oracle_app_composes_its_three_machines() {
         m.states.iter().all(|s| !s.is_final),
         "the oracle app runs forever"
     );
-    // `participants` must survive the reset, or the keeper election after it would read nothing.
-    let participants = m
+    // The asset agreed at registration must survive the reset, or the next period would observe nothing.
+    let asset = m
         .keys
         .iter()
-        .find(|k| k.name.as_str() == "participants")
+        .find(|k| k.name.as_str() == "asset")
         .expect("key");
-    assert!(participants.cross_period);
+    assert!(asset.cross_period);
 }
 
 #[test]

@@ -51,8 +51,35 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     let mut owner: BTreeMap<&str, (MachineId, Span)> = BTreeMap::new();
     let mut events: BTreeMap<&str, (MachineId, Option<crate::model::Timeout>, Span)> =
         BTreeMap::new();
+    // A key is one field of the composed app's data, written by generated code: one type for all.
+    let mut keys: BTreeMap<&str, (MachineId, String, Span)> = BTreeMap::new();
     for (id, _) in dedup(&app.chain) {
         let m = spec.machine(id);
+        for k in &m.keys {
+            let ty: String = k.ty.text.split_whitespace().collect();
+            match keys.get(k.name.as_str()) {
+                Some((other, first, span)) if *first != ty => out.push(
+                    Diagnostic::new(
+                        Code::KeyTypeMismatch,
+                        format!(
+                            "key `{}` is `{}` in `{}` but `{}` in `{}`",
+                            k.name,
+                            first,
+                            spec.machine(*other).name,
+                            ty,
+                            m.name
+                        ),
+                    )
+                    .at(k.ty.span, "this type")
+                    .with(*span, "differs from this one")
+                    .help("composed machines share their data: declare the key with one type in every machine"),
+                ),
+                Some(_) => {}
+                None => {
+                    keys.insert(k.name.as_str(), (id, ty, k.ty.span));
+                }
+            }
+        }
         for s in &m.states {
             if let Some((other, span)) = owner.get(s.name.as_str()) {
                 out.push(

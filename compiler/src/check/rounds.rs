@@ -2,7 +2,7 @@
 //! least one non-timeout transition per non-final round, and final rounds (only those) are degenerate.
 
 use crate::diag::{Code, Diagnostic};
-use crate::model::{Machine, Origin, Profile, RoundKind};
+use crate::model::{Machine, Origin, Profile, RoundKind, State};
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     if m.profile != Profile::Abci {
@@ -84,6 +84,11 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         }
         if st.is_final {
             continue;
+        }
+        // A composed app's states were checked in their own machines.
+        if m.origin != Origin::Composed {
+            parts(st, kind, out);
+            writes(m, st, kind, out);
         }
         let out_edges = &outgoing[s.index()];
         // A transition dropped by resolution (reported there) may be the very one these rules look for.
@@ -174,6 +179,126 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// `registration;` and `elects_keeper;` on rounds that can play those parts.
+fn parts(st: &State, kind: RoundKind, out: &mut Vec<Diagnostic>) {
+    use RoundKind as K;
+    if let Some(span) = st.registration
+        && !matches!(
+            kind,
+            K::CollectSameUntilAll
+                | K::CollectDifferentUntilAll
+                | K::CollectSameUntilThreshold
+                | K::CollectDifferentUntilThreshold
+                | K::CollectNonEmptyUntilThreshold
+        )
+    {
+        out.push(
+            Diagnostic::new(
+                Code::BadRoundRole,
+                format!("a `{}` round cannot register agents", kind.name()),
+            )
+            .at(
+                span,
+                "registration needs a round that collects from every agent",
+            )
+            .help(
+                "use a `collect_…` kind: its `done` makes the agents it collected the participants",
+            ),
+        );
+    }
+    let Some(span) = st.elects_keeper else {
+        return;
+    };
+    if let Some(reg) = st.registration {
+        out.push(
+            Diagnostic::new(
+                Code::BadRoundRole,
+                format!("round `{}` both registers agents and elects a keeper", st.name),
+            )
+            .at(span, "elects a keeper")
+            .with(reg, "registers agents")
+            .help("the keeper is chosen among the participants: elect it in a round after registration"),
+        );
+    }
+    if !matches!(kind, K::CollectSameUntilAll | K::CollectSameUntilThreshold) {
+        out.push(
+            Diagnostic::new(
+                Code::BadRoundRole,
+                format!("a `{}` round cannot elect a keeper", kind.name()),
+            )
+            .at(span, "the agents must agree on one keeper")
+            .help("elect the keeper in a `collect_same_until_threshold` round"),
+        );
+    } else if let Some(ty) = st.payload()
+        && ty.split_whitespace().collect::<String>() != "String"
+    {
+        out.push(
+            Diagnostic::new(
+                Code::BadRoundRole,
+                format!("a keeper election's payload is an agent address (`String`), not `{ty}`"),
+            )
+            .at(st.payload_span().unwrap_or(span), "not an agent address")
+            .with(span, "elects a keeper")
+            .help(
+                "remove `payload`: an election's payload is the address of the agent it proposes",
+            ),
+        );
+    }
+}
+
+/// What a round writes must fit what it decides: one key takes the value, several keys take the fields of a
+/// tuple value in order (upstream's tuple `selection_key`). Collections and ballots go to one key.
+fn writes(m: &Machine, st: &State, kind: RoundKind, out: &mut Vec<Diagnostic>) {
+    use RoundKind as K;
+    let (Some(first), Some(last)) = (st.writes.first(), st.writes.last()) else {
+        return;
+    };
+    let n = st.writes.len();
+    if n < 2 {
+        return;
+    }
+    let span = first.1.to(last.1);
+    let problem = match kind {
+        K::Custom | K::Degenerate => return,
+        _ if st.elects_keeper.is_some() => {
+            "a keeper election decides one agent address: it writes at most one key".to_string()
+        }
+        K::CollectDifferentUntilAll
+        | K::CollectDifferentUntilThreshold
+        | K::CollectNonEmptyUntilThreshold => format!(
+            "a `{}` round decides a collection of payloads by agent: it writes one key",
+            kind.name()
+        ),
+        K::Voting => "a `voting` round decides the ballots by agent: it writes one key".to_string(),
+        K::CollectSameUntilAll | K::CollectSameUntilThreshold | K::OnlyKeeperSends => {
+            let ty = st.payload().unwrap_or("()");
+            let arity = match syn::parse_str::<syn::Type>(ty) {
+                Ok(syn::Type::Tuple(t)) => t.elems.len(),
+                _ => 1,
+            };
+            if arity == n {
+                return;
+            }
+            format!(
+                "round `{}` writes {n} keys, but its payload `{ty}` is not a tuple of {n}",
+                st.name
+            )
+        }
+    };
+    let keys: Vec<String> = st
+        .writes
+        .iter()
+        .map(|(k, _)| format!("`{}`", m.key(*k).name))
+        .collect();
+    let mut d = Diagnostic::new(Code::BadRoundWrites, problem)
+        .at(span, format!("writes {}", keys.join(", ")))
+        .help("a round writes its decided value to one key, or the fields of a tuple payload to as many keys, in order");
+    if let Some(p) = st.payload_span() {
+        d = d.with(p, "the payload type");
+    }
+    out.push(d);
 }
 
 /// Events that some non-final round must emit (a required outcome) and that no transition uses: each is

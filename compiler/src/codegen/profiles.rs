@@ -216,17 +216,11 @@ fn outcome_kind(o: Outcome) -> TokenStream {
     quote! { ::fsmc_runtime::rounds::OutcomeKind::#id }
 }
 
-/// Open Autonomy: round kinds wired to the runtime's round types, the outcome → event mapping, and the
-/// `Behaviour` trait with one proactive method per non-final round.
+/// Open Autonomy: each round's kind and outcome events, and — when every round has a kind the runtime knows —
+/// the replicated app: the `Spec` the runtime's driver runs, the typed `Round` of each state, and the
+/// `Behaviour` trait the user implements.
 fn rounds(m: &Machine) -> TokenStream {
-    let kind_of = |s: &State| {
-        s.round.unwrap_or(if s.is_final {
-            RoundKind::Degenerate
-        } else {
-            RoundKind::Custom
-        })
-    };
-    let kinds = m.states.iter().map(|s| match runtime_kind(kind_of(s)) {
+    let kinds = m.states.iter().map(|s| match runtime_kind(s.kind()) {
         Some(k) => quote! { ::core::option::Option::Some(#k) },
         None => quote! { ::core::option::Option::None },
     });
@@ -238,21 +232,31 @@ fn rounds(m: &Machine) -> TokenStream {
             .map(|s| variant(&s.name.text))
             .collect(),
     );
-    let outcome_arms = m.state_ids().flat_map(|sid| {
-        let s = m.state(sid);
-        let sv = variant(&s.name.text);
-        kind_of(s)
-            .outcomes()
+    let outgoing = m.outgoing();
+    let has_transition = |sid: crate::model::StateId, e: crate::model::EventId| {
+        outgoing[sid.index()]
             .iter()
-            .filter_map(move |(o, _)| m.outcome_event(sid, *o).map(|e| (*o, e)))
-            .map(move |(o, e)| {
-                let ok = outcome_kind(o);
-                let ev = variant(&m.event(e).name.text);
-                quote! { (State::#sv, #ok) => ::core::option::Option::Some(Event::#ev) }
-            })
-            .collect::<Vec<_>>()
-    });
-    let outcome_arms: Vec<TokenStream> = outcome_arms.collect();
+            .any(|&t| m.transitions[t].event == Some(e))
+    };
+    // Only outcomes the state has a transition for: an outcome without one never ends the round.
+    let outcome_arms: Vec<TokenStream> = m
+        .state_ids()
+        .flat_map(|sid| {
+            let s = m.state(sid);
+            let sv = variant(&s.name.text);
+            s.kind()
+                .outcomes()
+                .iter()
+                .filter_map(move |(o, _)| m.outcome_event(sid, *o).map(|e| (*o, e)))
+                .filter(|(_, e)| has_transition(sid, *e))
+                .map(move |(o, e)| {
+                    let ok = outcome_kind(o);
+                    let ev = variant(&m.event(e).name.text);
+                    quote! { (State::#sv, #ok) => ::core::option::Option::Some(Event::#ev) }
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
     // Rounds that all decide in user code map no outcome: no `match` to write then.
     let outcome_body = if outcome_arms.is_empty() {
         quote! {
@@ -268,86 +272,6 @@ fn rounds(m: &Machine) -> TokenStream {
             }
         }
     };
-    // The typed round of each non-final round with a runtime kind.
-    let mut variants = Vec::new();
-    let mut news = Vec::new();
-    let mut decides = Vec::new();
-    let mut methods = Vec::new();
-    let mut submits = Vec::new();
-    for s in m.states.iter().filter(|s| !s.is_final) {
-        let sv = variant(&s.name.text);
-        let method = snake(&s.name.text);
-        let payload_ty = s
-            .attributes
-            .iter()
-            .find(|(n, _)| n.as_str() == "payload")
-            .and_then(|(_, v)| v.as_deref())
-            .map_or(quote! { () }, rust_type);
-        let mut lines = s.docs.clone();
-        if lines.is_empty() {
-            lines.push(format!("The proactive action of `{}`.", s.name));
-        }
-        let kind = kind_of(s);
-        let (round_ty, submitted) = match kind {
-            RoundKind::CollectSameUntilAll => (
-                quote! { CollectSameUntilAll<P, #payload_ty> },
-                quote! { #payload_ty },
-            ),
-            RoundKind::CollectDifferentUntilAll => (
-                quote! { CollectDifferentUntilAll<P, #payload_ty> },
-                quote! { #payload_ty },
-            ),
-            RoundKind::CollectSameUntilThreshold => (
-                quote! { CollectSameUntilThreshold<P, #payload_ty> },
-                quote! { ::core::option::Option<#payload_ty> },
-            ),
-            RoundKind::CollectDifferentUntilThreshold => (
-                quote! { CollectDifferentUntilThreshold<P, #payload_ty> },
-                quote! { #payload_ty },
-            ),
-            RoundKind::CollectNonEmptyUntilThreshold => (
-                quote! { CollectNonEmptyUntilThreshold<P, #payload_ty> },
-                quote! { ::core::option::Option<#payload_ty> },
-            ),
-            RoundKind::OnlyKeeperSends => (
-                quote! { OnlyKeeperSends<P, #payload_ty> },
-                quote! { ::core::option::Option<#payload_ty> },
-            ),
-            RoundKind::Voting => (
-                quote! { Voting<P> },
-                quote! { ::core::option::Option<bool> },
-            ),
-            RoundKind::Degenerate | RoundKind::Custom => {
-                lines.push(String::new());
-                lines.push("A custom round: the behaviour decides the event itself.".into());
-                let doc = docs::attrs(&lines);
-                methods.push(quote! { #doc fn #method(&mut self, data: &Data) -> Event; });
-                continue;
-            }
-        };
-        lines.push(String::new());
-        lines.push(format!(
-            "Runs in the `{}` round; its return value is this instance's payload.",
-            kind.name()
-        ));
-        let doc = docs::attrs(&lines);
-        methods.push(quote! { #doc fn #method(&mut self, data: &Data) -> #submitted; });
-        let vdoc = format!(" The `{}` round of `{}`.", kind.name(), s.name);
-        variants.push(quote! { #[doc = #vdoc] #sv(::fsmc_runtime::rounds::#round_ty) });
-        let new = if kind == RoundKind::OnlyKeeperSends {
-            quote! { State::#sv => ::fsmc_runtime::rounds::OnlyKeeperSends::new(participants).map(|r| ::core::option::Option::Some(Round::#sv(r))) }
-        } else {
-            quote! { State::#sv => ::core::result::Result::Ok(::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#round_ty>::new(participants)))) }
-        };
-        news.push(new);
-        decides.push(quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::outcome(r).and_then(|o| State::#sv.outcome_event(o.kind())) });
-        submits.push(quote! { Round::#sv(r) => ::fsmc_runtime::rounds::submit_from(r, who, || behaviour.#method(data)) });
-    }
-    let data_ty = if m.keys.is_empty() {
-        quote! { () }
-    } else {
-        quote! { Data }
-    };
     let data_alias = if m.keys.is_empty() {
         quote! {
             /// This machine declares no synchronized data.
@@ -356,43 +280,7 @@ fn rounds(m: &Machine) -> TokenStream {
     } else {
         quote! {}
     };
-    let _ = data_ty;
-    let round_enum = if variants.is_empty() {
-        quote! {}
-    } else {
-        quote! {
-            /// The running round of the current state, typed by its kind and payload.
-            #[derive(Clone, Debug)]
-            pub enum Round<P: ::core::cmp::Ord + ::core::clone::Clone> {
-                #(#variants,)*
-            }
-
-            impl<P: ::core::cmp::Ord + ::core::clone::Clone> Round<P> {
-                /// A fresh round for `state`; `None` for final and custom rounds, which collect nothing.
-                pub fn new(state: State, participants: &::fsmc_runtime::rounds::Participants<P>) -> ::core::result::Result<::core::option::Option<Round<P>>, ::fsmc_runtime::rounds::RoundError> {
-                    #[allow(unreachable_patterns)]
-                    match state {
-                        #(#news,)*
-                        _ => ::core::result::Result::Ok(::core::option::Option::None),
-                    }
-                }
-
-                /// The event the round decided, once it has.
-                pub fn decided(&self) -> ::core::option::Option<Event> {
-                    match self {
-                        #(#decides,)*
-                    }
-                }
-
-                /// Runs `who`'s behaviour for this round and submits its payload.
-                pub fn submit_behaviour<B: Behaviour + ?Sized>(&mut self, behaviour: &mut B, data: &Data, who: P) -> ::core::result::Result<(), ::fsmc_runtime::rounds::RoundError> {
-                    match self {
-                        #(#submits,)*
-                    }
-                }
-            }
-        }
-    };
+    let app = replicated(m, &outgoing);
     quote! {
         #data_alias
         static ROUND_KINDS: [::core::option::Option<::fsmc_runtime::rounds::RoundKind>; #n] = [#(#kinds),*];
@@ -403,23 +291,474 @@ fn rounds(m: &Machine) -> TokenStream {
                 ROUND_KINDS[self as usize]
             }
 
-            /// Whether entering this round starts a new period of the synchronized data.
+            /// Whether this round starts a new period of the synchronized data when it ends with `DONE`.
             pub const fn is_reset(self) -> bool {
                 #resets
             }
 
-            /// The event this round emits for a decided outcome.
+            /// The event this round emits for a decided outcome; `None` for an outcome it has no transition
+            /// for (such an outcome does not end the round).
             pub fn outcome_event(self, outcome: ::fsmc_runtime::rounds::OutcomeKind) -> ::core::option::Option<Event> {
                 #outcome_body
             }
         }
 
-        /// The proactive behaviour of each non-final round, implemented by the user.
+        #app
+    }
+}
+
+/// How one round is generated for the replicated app.
+struct AppRound {
+    state: Ident,
+    method: Ident,
+    /// The runtime round type.
+    round_ty: TokenStream,
+    /// What the behaviour returns and the transaction carries.
+    wire_ty: TokenStream,
+    /// The payload submitted to the runtime round, from the decoded wire value `p`.
+    submit: TokenStream,
+    /// Checks on the decoded `p` before it is submitted.
+    check: TokenStream,
+    /// Statements writing the decided value `v` into `data`, and whether they use `v`.
+    write: TokenStream,
+    uses_value: bool,
+    elects: bool,
+    docs: Vec<String>,
+}
+
+fn app_round(m: &Machine, sid: crate::model::StateId, none_handled: bool) -> Option<AppRound> {
+    let s = m.state(sid);
+    let kind = s.kind();
+    let agent = quote! { ::fsmc_runtime::app::AgentId };
+    let elects = s.elects_keeper.is_some();
+    let t = match s.payload() {
+        Some(ty) if !elects => rust_type(ty),
+        _ if elects => agent.clone(),
+        _ => quote! { () },
+    };
+    let opt = |ty: &TokenStream| quote! { ::core::option::Option<#ty> };
+    // Whether the wire type wraps the payload in `Option` (a `None` payload is possible).
+    let (round_ty, wire_ty, submit, optional) = match kind {
+        RoundKind::CollectSameUntilAll => (
+            quote! { CollectSameUntilAll<#agent, #t> },
+            t.clone(),
+            quote! { p },
+            false,
+        ),
+        RoundKind::CollectDifferentUntilAll => (
+            quote! { CollectDifferentUntilAll<#agent, #t> },
+            t.clone(),
+            quote! { p },
+            false,
+        ),
+        RoundKind::CollectSameUntilThreshold if none_handled => (
+            quote! { CollectSameUntilThreshold<#agent, #t> },
+            opt(&t),
+            quote! { p },
+            true,
+        ),
+        RoundKind::CollectSameUntilThreshold => (
+            quote! { CollectSameUntilThreshold<#agent, #t> },
+            t.clone(),
+            quote! { ::core::option::Option::Some(p) },
+            false,
+        ),
+        RoundKind::CollectDifferentUntilThreshold => (
+            quote! { CollectDifferentUntilThreshold<#agent, #t> },
+            t.clone(),
+            quote! { p },
+            false,
+        ),
+        RoundKind::CollectNonEmptyUntilThreshold => (
+            quote! { CollectNonEmptyUntilThreshold<#agent, #t> },
+            opt(&t),
+            quote! { p },
+            true,
+        ),
+        RoundKind::OnlyKeeperSends => (
+            quote! { OnlyKeeperSends<#agent, #t> },
+            opt(&t),
+            quote! { p },
+            true,
+        ),
+        RoundKind::Voting if none_handled => (
+            quote! { Voting<#agent> },
+            quote! { ::core::option::Option<bool> },
+            quote! { p },
+            true,
+        ),
+        RoundKind::Voting => (
+            quote! { Voting<#agent> },
+            quote! { bool },
+            quote! { ::core::option::Option::Some(p) },
+            false,
+        ),
+        RoundKind::Degenerate | RoundKind::Custom => return None,
+    };
+    let check = if !elects {
+        quote! {}
+    } else if optional {
+        quote! {
+            if let ::core::option::Option::Some(candidate) = &p {
+                keepers.check(candidate)?;
+            }
+        }
+    } else {
+        quote! { keepers.check(&p)?; }
+    };
+    let fields: Vec<Ident> = s
+        .writes
+        .iter()
+        .map(|(k, _)| snake(&m.key(*k).name.text))
+        .collect();
+    let (write, uses_value) = match fields.as_slice() {
+        [] => (quote! {}, false),
+        [one] => (
+            quote! { data.#one = ::core::option::Option::Some(v); },
+            true,
+        ),
+        many => {
+            let parts: Vec<Ident> = (0..many.len())
+                .map(|i| Ident::new(&format!("v{i}"), Span::call_site()))
+                .collect();
+            (
+                quote! {
+                    let (#(#parts,)*) = v;
+                    #(data.#many = ::core::option::Option::Some(#parts);)*
+                },
+                true,
+            )
+        }
+    };
+    let mut docs = s.docs.clone();
+    if docs.is_empty() {
+        docs.push(format!("The proactive action of `{}`.", s.name));
+    }
+    docs.push(String::new());
+    docs.push(format!(
+        "Runs in the `{}` round; returns this agent's payload.{}",
+        kind.name(),
+        match kind {
+            RoundKind::OnlyKeeperSends =>
+                " Only the keeper is asked; `None` reports that it failed.",
+            RoundKind::CollectNonEmptyUntilThreshold => " `None` contributes nothing.",
+            RoundKind::CollectSameUntilThreshold if none_handled =>
+                " `None` votes for \"nothing to decide\" (the round's `none` outcome).",
+            RoundKind::Voting if none_handled => " `None` abstains.",
+            _ => "",
+        }
+    ));
+    if s.registration.is_some() {
+        docs.push(
+            "Every agent of the genesis is asked: the agents whose payloads the round collects become the participants."
+                .into(),
+        );
+    }
+    if elects {
+        docs.push(
+            "The payload is the agent proposed as keeper: a participant that has not failed as keeper in this period \
+             (`ctx.next_keeper(seed)` computes one)."
+                .into(),
+        );
+    }
+    Some(AppRound {
+        state: variant(&s.name.text),
+        method: snake(&s.name.text),
+        round_ty,
+        wire_ty,
+        submit,
+        check,
+        write,
+        uses_value,
+        elects,
+        docs,
+    })
+}
+
+/// The replicated app of an `abci` machine or composed app whose rounds all have a runtime kind (custom rounds
+/// decide in user code, which the generated app cannot run).
+fn replicated(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
+    let mut rounds = Vec::new();
+    for sid in m.state_ids() {
+        let s = m.state(sid);
+        if s.is_final {
+            continue;
+        }
+        let none_handled = m.outcome_event(sid, Outcome::None).is_some_and(|e| {
+            outgoing[sid.index()]
+                .iter()
+                .any(|&t| m.transitions[t].event == Some(e))
+        });
+        match app_round(m, sid, none_handled) {
+            Some(r) => rounds.push(r),
+            None => return quote! {},
+        }
+    }
+    let Some(start) = m.default_start() else {
+        return quote! {};
+    };
+    let start = variant(&m.state(start).name.text);
+    let name = m.name.as_str();
+    let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
+
+    let rules = m.state_ids().map(|sid| {
+        let s = m.state(sid);
+        let role = Ident::new(
+            if s.registration.is_some() {
+                "Registration"
+            } else if s.elects_keeper.is_some() {
+                "KeeperElection"
+            } else if s.round == Some(RoundKind::OnlyKeeperSends) {
+                "Keeper"
+            } else {
+                "Collect"
+            },
+            Span::call_site(),
+        );
+        let reset = s.reset;
+        let timeout = outgoing[sid.index()]
+            .iter()
+            .filter_map(|&t| m.transitions[t].event)
+            .find_map(|e| m.event(e).timeout.map(|t| (e, t.duration)));
+        let timeout = match timeout {
+            Some((e, d)) => {
+                let ev = variant(&m.event(e).name.text);
+                let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+                quote! { ::core::option::Option::Some((Event::#ev, ::core::time::Duration::from_nanos(#nanos))) }
+            }
+            None => quote! { ::core::option::Option::None },
+        };
+        quote! {
+            ::fsmc_runtime::app::Rules {
+                role: ::fsmc_runtime::app::Role::#role,
+                reset: #reset,
+                timeout: #timeout,
+            }
+        }
+    });
+
+    let variants = rounds.iter().map(|r| {
+        let (sv, ty) = (&r.state, &r.round_ty);
+        let doc = format!(" The round of `{sv}`.");
+        quote! { #[doc = #doc] #sv(::fsmc_runtime::rounds::#ty) }
+    });
+    let tags = rounds.iter().enumerate().map(|(i, r)| {
+        let sv = &r.state;
+        let tag = u32::try_from(i).unwrap_or(u32::MAX);
+        quote! {
+            Round::#sv(r) => {
+                ::fsmc_runtime::borsh::BorshSerialize::serialize(&#tag, writer)?;
+                ::fsmc_runtime::borsh::BorshSerialize::serialize(r, writer)
+            }
+        }
+    });
+    let starts = rounds.iter().map(|r| {
+        let (sv, ty) = (&r.state, &r.round_ty);
+        quote! { State::#sv => ::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#ty>::new(eligible))) }
+    });
+    let delivers = rounds.iter().map(|r| {
+        let (sv, wire, check, submit) = (&r.state, &r.wire_ty, &r.check, &r.submit);
+        quote! {
+            Round::#sv(r) => {
+                let p: #wire = ::fsmc_runtime::app::decode(payload).ok_or(::fsmc_runtime::app::Rejection::BadPayload)?;
+                #check
+                ::fsmc_runtime::rounds::Round::submit(r, ::core::clone::Clone::clone(sender), #submit)?;
+            }
+        }
+    });
+    let any_write = rounds.iter().any(|r| r.uses_value);
+    let data_param = if any_write {
+        quote! { data }
+    } else {
+        quote! { _data }
+    };
+    let ends = rounds.iter().map(|r| {
+        let (sv, write) = (&r.state, &r.write);
+        let done = if r.elects {
+            quote! {
+                ::fsmc_runtime::rounds::Outcome::Done(v) => {
+                    let keeper = ::core::option::Option::Some(::core::clone::Clone::clone(&v));
+                    #write
+                    ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper }
+                }
+            }
+        } else if r.uses_value {
+            quote! {
+                ::fsmc_runtime::rounds::Outcome::Done(v) => {
+                    #write
+                    ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper: ::core::option::Option::None }
+                }
+            }
+        } else {
+            quote! {
+                ::fsmc_runtime::rounds::Outcome::Done(_) => ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper: ::core::option::Option::None }
+            }
+        };
+        quote! {
+            Round::#sv(r) => {
+                let outcome = ::fsmc_runtime::rounds::Round::outcome(r).filter(|o| handled(o.kind()))?;
+                ::core::option::Option::Some(match outcome {
+                    #done,
+                    other => ::fsmc_runtime::app::Decision { outcome: other.kind(), keeper: ::core::option::Option::None },
+                })
+            }
+        }
+    });
+    let senders = rounds.iter().map(|r| {
+        let sv = &r.state;
+        quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::submissions(r).keys().cloned().collect() }
+    });
+    let methods = rounds.iter().map(|r| {
+        let (method, wire) = (&r.method, &r.wire_ty);
+        let doc = docs::attrs(&r.docs);
+        quote! { #doc fn #method(&mut self, ctx: &Context<'_>) -> #wire; }
+    });
+    let acts = rounds.iter().map(|r| {
+        let (sv, method) = (&r.state, &r.method);
+        quote! { State::#sv => ::fsmc_runtime::app::encode(&agent.#method(ctx)) }
+    });
+    let has_finals = m.states.iter().any(|s| s.is_final);
+    let act_rest =
+        has_finals.then(|| quote! { _ => ::core::result::Result::Ok(::std::vec::Vec::new()), });
+    let start_rest = has_finals.then(|| quote! { _ => ::core::option::Option::None, });
+    let carry = if m.keys.is_empty() {
+        quote! { *data }
+    } else {
+        quote! { data.carry() }
+    };
+    let data_encoding = if m.keys.is_empty() {
+        quote! {}
+    } else {
+        let fields = m.keys.iter().map(|k| snake(&k.name.text));
+        quote! {
+            // The canonical encoding the app hash is computed over: every key, in spec order.
+            impl ::fsmc_runtime::borsh::BorshSerialize for Data {
+                fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
+                    #(::fsmc_runtime::borsh::BorshSerialize::serialize(&self.#fields, writer)?;)*
+                    ::core::result::Result::Ok(())
+                }
+            }
+        }
+    };
+    let spec_doc = format!(
+        " What the runtime's replicated driver needs to know about `{name}`: transitions, timeouts, rounds."
+    );
+    quote! {
+        #data_encoding
+
+        static RULES: [::fsmc_runtime::app::Rules<Event>; #n] = [#(#rules),*];
+
+        #[doc = #spec_doc]
+        ///
+        /// Run a replica with [`App`], or an agent instance with [`Node`]; see `fsmc_runtime::app`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Spec;
+
+        /// One replica of the app: fed ordered blocks, it computes the same state and hash as every other.
+        pub type App = ::fsmc_runtime::app::App<Spec>;
+        /// One agent instance: a replica and the agent's [`Behaviour`], driven by a consensus engine.
+        pub type Node = ::fsmc_runtime::app::Node<Spec>;
+        /// What a behaviour sees: the replicated state, from one agent's point of view.
+        pub type Context<'a> = ::fsmc_runtime::app::Context<'a, Spec>;
+
+        /// The proactive behaviour of each non-final round, implemented by the user: what this agent submits.
         pub trait Behaviour {
             #(#methods)*
         }
 
-        #round_enum
+        /// The round in progress, typed by its kind and payload.
+        #[derive(Clone, Debug)]
+        pub enum Round {
+            #(#variants,)*
+        }
+
+        impl ::fsmc_runtime::borsh::BorshSerialize for Round {
+            fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
+                match self {
+                    #(#tags)*
+                }
+            }
+        }
+
+        impl ::fsmc_runtime::app::AppRound<Spec> for Round {
+            fn deliver(
+                &mut self,
+                sender: &::fsmc_runtime::app::AgentId,
+                payload: &[u8],
+                keepers: &::fsmc_runtime::app::KeeperPool<'_>,
+            ) -> ::core::result::Result<(), ::fsmc_runtime::app::Rejection> {
+                let _ = keepers;
+                match self {
+                    #(#delivers)*
+                }
+                ::core::result::Result::Ok(())
+            }
+
+            fn end_block(
+                &self,
+                #data_param: &mut Data,
+                handled: &dyn ::core::ops::Fn(::fsmc_runtime::rounds::OutcomeKind) -> bool,
+            ) -> ::core::option::Option<::fsmc_runtime::app::Decision> {
+                match self {
+                    #(#ends)*
+                }
+            }
+
+            fn senders(&self) -> ::std::vec::Vec<::fsmc_runtime::app::AgentId> {
+                match self {
+                    #(#senders,)*
+                }
+            }
+        }
+
+        impl ::fsmc_runtime::app::AppSpec for Spec {
+            type State = State;
+            type Event = Event;
+            type Data = Data;
+            type Round = Round;
+            type Agent = dyn Behaviour;
+
+            const NAME: &'static str = #name;
+            const START: State = State::#start;
+
+            fn state_name(state: State) -> &'static str {
+                state.name()
+            }
+
+            fn next(state: State, event: Event) -> ::core::option::Option<State> {
+                state.next(event).ok()
+            }
+
+            fn is_final(state: State) -> bool {
+                state.is_final()
+            }
+
+            fn rules(state: State) -> ::fsmc_runtime::app::Rules<Event> {
+                RULES[state as usize]
+            }
+
+            fn outcome_event(state: State, outcome: ::fsmc_runtime::rounds::OutcomeKind) -> ::core::option::Option<Event> {
+                state.outcome_event(outcome)
+            }
+
+            fn start_round(state: State, eligible: &::fsmc_runtime::rounds::Participants<::fsmc_runtime::app::AgentId>) -> ::core::option::Option<Round> {
+                match state {
+                    #(#starts,)*
+                    #start_rest
+                }
+            }
+
+            fn carry(data: &Data) -> Data {
+                #carry
+            }
+
+            fn act(agent: &mut Self::Agent, ctx: &Context<'_>) -> ::core::result::Result<::std::vec::Vec<u8>, ::fsmc_runtime::app::EncodeError> {
+                match ctx.state() {
+                    #(#acts,)*
+                    #act_rest
+                }
+            }
+        }
     }
 }
 

@@ -117,6 +117,8 @@ codes! {
     FinalNotDegenerate = "E0404", "final_round_not_degenerate", error, "a final round is not degenerate";
     DegenerateNotFinal = "E0405", "degenerate_round_not_final", error, "a degenerate round is not final";
     BadOutcome = "E0406", "bad_round_outcome", error, "a round maps an outcome its kind cannot emit, or to a timeout event";
+    BadRoundWrites = "E0407", "bad_round_writes", error, "a round's `writes` do not fit the value it decides";
+    BadRoundRole = "E0408", "bad_round_role", error, "`registration;` or `elects_keeper;` on a round that cannot play that part";
     // Composition.
     TooFewMachines = "E0501", "too_few_machines", error, "a composition has fewer than two machines";
     MachineUsedTwice = "E0502", "machine_used_twice", error, "a machine appears twice in one composition";
@@ -128,6 +130,7 @@ codes! {
     PreconditionUnmet = "E0508", "precondition_unmet", error, "a machine is entered on a path where its pre-conditions are not guaranteed";
     DuplicateMapping = "E0509", "duplicate_mapping", error, "a final state is mapped twice";
     ComposedCheck = "E0510", "composed_app_invalid", error, "the composed app fails a check as an ordinary machine";
+    KeyTypeMismatch = "E0511", "key_type_mismatch", error, "composed machines declare one key with two different types";
     // Data flow and conditions.
     ReadBeforeWrite = "E0601", "read_before_write", error, "a key is read in a state that some path reaches without writing it";
     PostconditionUnmet = "E0602", "postcondition_unmet", error, "a final state guarantees a key that some path reaches it without writing";
@@ -135,6 +138,7 @@ codes! {
     ConditionOverlap = "E0604", "pre_post_overlap", error, "a key is both a pre-condition and a post-condition";
     DefaultKeyAsCondition = "E0605", "default_key_as_condition", error, "a default key is listed as a condition (it is always present)";
     UnusedKey = "W0606", "unused_key", warn, "a data key is never read, written or guaranteed";
+    KeeperNotElected = "E0607", "keeper_not_elected", error, "a keeper round is reachable on a path that elects no keeper in the period";
     // Profiles: Genie Flow.
     GenieMissingType = "E0701", "genie_state_type", error, "a Genie state is neither `user` nor `invoker`";
     GenieMissingTemplate = "E0702", "genie_missing_template", error, "a Genie state has no template";

@@ -204,6 +204,12 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
             out.push(format!("{} = {};", outcome.name(), e.name));
         }
     }
+    if s.registration.is_some() {
+        out.push("registration;".to_string());
+    }
+    if s.elects_keeper.is_some() {
+        out.push("elects_keeper;".to_string());
+    }
     if s.reset {
         out.push("reset;".to_string());
     }

@@ -101,6 +101,11 @@ pub struct State {
     pub outcomes: Vec<(Outcome, EventId, Span)>,
     /// A reset round starts a new period of the synchronized data.
     pub reset: bool,
+    /// `registration;`: the round takes payloads from every agent, and its `done` makes the agents it
+    /// collected the participants.
+    pub registration: Option<Span>,
+    /// `elects_keeper;`: the round agrees on the keeper of later `only_keeper_sends` rounds.
+    pub elects_keeper: Option<Span>,
     pub reads: Vec<(KeyId, Span)>,
     pub writes: Vec<(KeyId, Span)>,
     /// Pre-conditions: keys that must hold on entry (start states only).
@@ -113,6 +118,33 @@ pub struct State {
     pub handler: Option<Span>,
     /// Free attributes (`name "value";` or `name;`) kept for generated docs and constants.
     pub attributes: Vec<(Name, Option<String>)>,
+}
+
+impl State {
+    /// The round kind; a final state without one is degenerate, a non-final one custom.
+    pub fn kind(&self) -> RoundKind {
+        self.round.unwrap_or(if self.is_final {
+            RoundKind::Degenerate
+        } else {
+            RoundKind::Custom
+        })
+    }
+
+    /// The Rust type written in `payload "T";`, if any.
+    pub fn payload(&self) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(n, _)| n.as_str() == "payload")
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// Where `payload "T";` was written.
+    pub fn payload_span(&self) -> Option<Span> {
+        self.attributes
+            .iter()
+            .find(|(n, _)| n.as_str() == "payload")
+            .map(|(n, _)| n.span)
+    }
 }
 
 impl Default for Name {

@@ -17,7 +17,7 @@ fn state_properties(profile: Profile) -> Vec<&'static str> {
     match profile {
         Profile::Abci => {
             known.extend(Outcome::ALL.iter().map(|o| o.name()));
-            known.extend(["reset", "payload"]);
+            known.extend(["reset", "payload", "registration", "elects_keeper"]);
         }
         Profile::Genie => known.push("template"),
         Profile::Staged => known.extend(["acting", "rewarded", "handler"]),
@@ -372,9 +372,13 @@ fn state_property(
                 _ => st.ensures.extend(ids),
             }
         }
-        "reset" | "handler" => match &p.value {
-            PropValue::Flag if name == "reset" => st.reset = true,
-            PropValue::Flag => st.handler = Some(p.name.span),
+        "reset" | "handler" | "registration" | "elects_keeper" => match &p.value {
+            PropValue::Flag => match name {
+                "reset" => st.reset = true,
+                "registration" => st.registration = Some(p.name.span),
+                "elects_keeper" => st.elects_keeper = Some(p.name.span),
+                _ => st.handler = Some(p.name.span),
+            },
             _ => diags.push(bad_value(p, &format!("nothing: `{name};`"))),
         },
         // The payload type of the round; kept as an attribute, which the code generator reads.

@@ -9,27 +9,25 @@ use super::{Collection, Outcome, Participants, Round, RoundError, RoundKind};
 ///
 /// Anyone else is rejected with [`RoundError::NotKeeper`] (or [`RoundError::NotAParticipant`] if
 /// not a participant at all). If the keeper never sends, the round stays undecided and the spec's
-/// timeout event moves on; re-electing a keeper is done by building the next round with
-/// [`Participants::with_keeper`].
+/// timeout event moves on; the next round is built with the next keeper
+/// ([`Participants::with_keeper`]). A round built from participants without a keeper rejects every
+/// payload with [`RoundError::NoKeeper`]: it can only end by its timeout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OnlyKeeperSends<P: Ord, T> {
-    collection: Collection<P, Option<T>>,
-    keeper: P,
+    pub(super) collection: Collection<P, Option<T>>,
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> OnlyKeeperSends<P, T> {
-    /// An empty round; fails with [`RoundError::NoKeeper`] if `participants` has no keeper.
-    pub fn new(participants: &Participants<P>) -> Result<Self, RoundError> {
-        let keeper = participants.keeper().ok_or(RoundError::NoKeeper)?.clone();
-        Ok(Self {
+    /// An empty round whose keeper is `participants`' keeper.
+    pub fn new(participants: &Participants<P>) -> Self {
+        Self {
             collection: Collection::new(participants),
-            keeper,
-        })
+        }
     }
 
-    /// The one participant allowed to submit.
-    pub fn keeper(&self) -> &P {
-        &self.keeper
+    /// The one participant allowed to submit, if the participants have a keeper.
+    pub fn keeper(&self) -> Option<&P> {
+        self.collection.participants.keeper()
     }
 }
 
@@ -41,16 +39,21 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for OnlyKeeperSends<P, T> {
 
     fn submit(&mut self, who: P, payload: Option<T>) -> Result<(), RoundError> {
         // Membership first so a stranger gets the same error as in every other round.
-        if self.collection.participants.contains(&who) && who != self.keeper {
-            return Err(RoundError::NotKeeper);
+        if !self.collection.participants.contains(&who) {
+            return Err(RoundError::NotAParticipant);
         }
-        self.collection.admit(&who, self.outcome().is_some())?;
+        match self.keeper() {
+            None => return Err(RoundError::NoKeeper),
+            Some(keeper) if *keeper != who => return Err(RoundError::NotKeeper),
+            Some(_) => {}
+        }
+        self.collection.admit(&who)?;
         self.collection.submissions.insert(who, payload);
         Ok(())
     }
 
     fn outcome(&self) -> Option<Outcome<T>> {
-        match self.collection.submissions.get(&self.keeper)? {
+        match self.collection.submissions.get(self.keeper()?)? {
             Some(v) => Some(Outcome::Done(v.clone())),
             None => Some(Outcome::Fail),
         }
@@ -119,8 +122,8 @@ mod tests {
 
     #[test]
     fn keeper_sends_value() {
-        let mut round = OnlyKeeperSends::new(&with_keeper('b')).unwrap();
-        assert_eq!(round.keeper(), &'b');
+        let mut round = OnlyKeeperSends::new(&with_keeper('b'));
+        assert_eq!(round.keeper(), Some(&'b'));
         assert_eq!(round.submit('a', Some("tx")), Err(RoundError::NotKeeper));
         assert_eq!(
             round.submit('z', Some("tx")),
@@ -134,18 +137,19 @@ mod tests {
 
     #[test]
     fn keeper_sends_nothing_is_fail() {
-        let mut round = OnlyKeeperSends::<char, u8>::new(&with_keeper('a')).unwrap();
+        let mut round = OnlyKeeperSends::<char, u8>::new(&with_keeper('a'));
         round.submit('a', None).unwrap();
         assert_eq!(round.outcome(), Some(Outcome::Fail));
     }
 
     #[test]
-    fn keeper_round_needs_keeper() {
+    fn keeper_round_without_keeper_rejects_everyone() {
         let p = Participants::new([1, 2]).unwrap();
-        assert_eq!(
-            OnlyKeeperSends::<i32, i32>::new(&p).unwrap_err(),
-            RoundError::NoKeeper
-        );
+        let mut round = OnlyKeeperSends::<i32, i32>::new(&p);
+        assert_eq!(round.keeper(), None);
+        assert_eq!(round.submit(1, Some(1)), Err(RoundError::NoKeeper));
+        assert_eq!(round.submit(7, Some(1)), Err(RoundError::NotAParticipant));
+        assert_eq!(round.outcome(), None);
     }
 
     #[test]

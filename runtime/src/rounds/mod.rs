@@ -20,10 +20,13 @@
 //! Rules shared by every kind:
 //!
 //! * a sender must be one of the round's [`Participants`], and may submit once;
-//! * once [`Round::outcome`] is `Some`, the round is closed: further submissions are rejected with
-//!   [`RoundError::AlreadyDecided`], so an outcome, once seen, never changes. Upstream evaluates a
-//!   round at the end of each block; deciding at the first payload that settles it is the same as
-//!   a block holding one transaction, and keeps every instance in lock-step.
+//! * [`Round::submit`] only records (or rejects) a payload; [`Round::outcome`] is the evaluation
+//!   Open Autonomy runs at the end of each block (`end_block`). A block may hold several payloads
+//!   for one round, and the round is judged on all of them together: with four participants, a
+//!   block holding `[None, None, None, Some(5)]` in a collect-non-empty round is `Done({d: 5})`,
+//!   where judging after the third payload would have said `None`. The app driver
+//!   ([`crate::app`]) calls `outcome` once per block and replaces a decided round with the next
+//!   one, so nothing is ever submitted to a decided round.
 
 mod keeper;
 mod kind;
@@ -32,6 +35,8 @@ mod until_threshold;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::error::Error;
+
+use borsh::BorshSerialize;
 use std::fmt::{self, Display, Formatter};
 
 pub use keeper::{Degenerate, OnlyKeeperSends};
@@ -61,14 +66,12 @@ pub enum RoundError {
     NoParticipants,
     /// The keeper named for a participant set is not one of its participants.
     KeeperNotParticipant,
-    /// A keeper round was built from a participant set without a keeper.
+    /// A keeper round has no keeper (none was elected), so nobody may submit.
     NoKeeper,
     /// The sender is not a participant of this round.
     NotAParticipant,
     /// The sender already submitted a payload in this round.
     AlreadySubmitted,
-    /// The round already has an outcome and accepts no more payloads.
-    AlreadyDecided,
     /// In a collect-same-until-all round, the payload differs from the ones already submitted.
     PayloadMismatch,
     /// In a collect-different-until-all round, another participant already submitted this payload.
@@ -84,10 +87,9 @@ impl Display for RoundError {
         f.write_str(match self {
             Self::NoParticipants => "a round needs at least one participant",
             Self::KeeperNotParticipant => "the keeper is not one of the participants",
-            Self::NoKeeper => "a keeper round needs a keeper",
+            Self::NoKeeper => "no keeper has been elected for this round",
             Self::NotAParticipant => "the sender is not a participant of this round",
             Self::AlreadySubmitted => "the sender already submitted a payload in this round",
-            Self::AlreadyDecided => "the round is already decided",
             Self::PayloadMismatch => "the payload differs from the payloads already submitted",
             Self::DuplicatePayload => "another participant already submitted this payload",
             Self::NotKeeper => "only the keeper may submit in this round",
@@ -199,6 +201,43 @@ struct Collection<P: Ord, V> {
     submissions: BTreeMap<P, V>,
 }
 
+// The canonical encodings below feed the app hash: a round in progress is part of the replicated state,
+// so two replicas agree on it byte for byte. Both collections are ordered, so the encoding is unique.
+impl<P: Ord + BorshSerialize> BorshSerialize for Participants<P> {
+    fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+        self.members.serialize(writer)?;
+        self.keeper.serialize(writer)
+    }
+}
+
+impl<P: Ord + BorshSerialize, V: BorshSerialize> BorshSerialize for Collection<P, V> {
+    fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+        self.participants.serialize(writer)?;
+        self.submissions.serialize(writer)
+    }
+}
+
+/// Every kind is its collection, so it encodes as its collection.
+macro_rules! encode_as_collection {
+    ($($kind:ident<$($param:ident),*>),* $(,)?) => {$(
+        impl<$($param: Ord + BorshSerialize),*> BorshSerialize for $kind<$($param),*> {
+            fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+                self.collection.serialize(writer)
+            }
+        }
+    )*};
+}
+
+encode_as_collection!(
+    CollectSameUntilAll<P, T>,
+    CollectDifferentUntilAll<P, T>,
+    CollectSameUntilThreshold<P, T>,
+    CollectDifferentUntilThreshold<P, T>,
+    CollectNonEmptyUntilThreshold<P, T>,
+    OnlyKeeperSends<P, T>,
+    Voting<P>,
+);
+
 impl<P: Ord + Clone, V> Collection<P, V> {
     fn new(participants: &Participants<P>) -> Self {
         Self {
@@ -207,14 +246,12 @@ impl<P: Ord + Clone, V> Collection<P, V> {
         }
     }
 
-    /// The checks every kind makes before its own: membership, one payload per sender, open round.
-    fn admit(&self, who: &P, decided: bool) -> Result<(), RoundError> {
+    /// The checks every kind makes before its own: membership and one payload per sender.
+    fn admit(&self, who: &P) -> Result<(), RoundError> {
         if !self.participants.contains(who) {
             Err(RoundError::NotAParticipant)
         } else if self.submissions.contains_key(who) {
             Err(RoundError::AlreadySubmitted)
-        } else if decided {
-            Err(RoundError::AlreadyDecided)
         } else {
             Ok(())
         }

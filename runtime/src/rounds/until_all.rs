@@ -10,7 +10,7 @@ use super::{Collection, Outcome, Participants, Round, RoundError, RoundKind};
 /// than counted, as upstream does: this round kind asserts agreement, it does not vote.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectSameUntilAll<P: Ord, T> {
-    collection: Collection<P, T>,
+    pub(super) collection: Collection<P, T>,
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> CollectSameUntilAll<P, T> {
@@ -29,7 +29,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectSameUntilAll<P, T> {
     const KIND: RoundKind = RoundKind::CollectSameUntilAll;
 
     fn submit(&mut self, who: P, payload: T) -> Result<(), RoundError> {
-        self.collection.admit(&who, self.outcome().is_some())?;
+        self.collection.admit(&who)?;
         if self.collection.submissions.values().any(|v| *v != payload) {
             return Err(RoundError::PayloadMismatch);
         }
@@ -59,7 +59,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectSameUntilAll<P, T> {
 /// by sender, once all have.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectDifferentUntilAll<P: Ord, T> {
-    collection: Collection<P, T>,
+    pub(super) collection: Collection<P, T>,
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> CollectDifferentUntilAll<P, T> {
@@ -78,7 +78,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilAll<P, T> {
     const KIND: RoundKind = RoundKind::CollectDifferentUntilAll;
 
     fn submit(&mut self, who: P, payload: T) -> Result<(), RoundError> {
-        self.collection.admit(&who, self.outcome().is_some())?;
+        self.collection.admit(&who)?;
         if self.collection.submissions.values().any(|v| *v == payload) {
             return Err(RoundError::DuplicatePayload);
         }

@@ -15,7 +15,7 @@ use super::{Collection, Outcome, Participants, Round, RoundError, RoundKind, Tal
 /// * otherwise undecided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectSameUntilThreshold<P: Ord, T> {
-    collection: Collection<P, Option<T>>,
+    pub(super) collection: Collection<P, Option<T>>,
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> CollectSameUntilThreshold<P, T> {
@@ -34,7 +34,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectSameUntilThreshold<P, T> {
     const KIND: RoundKind = RoundKind::CollectSameUntilThreshold;
 
     fn submit(&mut self, who: P, payload: Option<T>) -> Result<(), RoundError> {
-        self.collection.admit(&who, self.outcome().is_some())?;
+        self.collection.admit(&who)?;
         self.collection.submissions.insert(who, payload);
         Ok(())
     }
@@ -65,7 +65,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectSameUntilThreshold<P, T> {
 /// agent contributing its own value, e.g. its registration data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectDifferentUntilThreshold<P: Ord, T> {
-    collection: Collection<P, T>,
+    pub(super) collection: Collection<P, T>,
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> CollectDifferentUntilThreshold<P, T> {
@@ -84,7 +84,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilThreshold<P,
     const KIND: RoundKind = RoundKind::CollectDifferentUntilThreshold;
 
     fn submit(&mut self, who: P, payload: T) -> Result<(), RoundError> {
-        self.collection.admit(&who, self.outcome().is_some())?;
+        self.collection.admit(&who)?;
         self.collection.submissions.insert(who, payload);
         Ok(())
     }
@@ -104,7 +104,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilThreshold<P,
 /// submitted; then done with the non-empty payloads by sender, or `None` if every one was empty.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CollectNonEmptyUntilThreshold<P: Ord, T> {
-    collection: Collection<P, Option<T>>,
+    pub(super) collection: Collection<P, Option<T>>,
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> CollectNonEmptyUntilThreshold<P, T> {
@@ -123,7 +123,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectNonEmptyUntilThreshold<P, 
     const KIND: RoundKind = RoundKind::CollectNonEmptyUntilThreshold;
 
     fn submit(&mut self, who: P, payload: Option<T>) -> Result<(), RoundError> {
-        self.collection.admit(&who, self.outcome().is_some())?;
+        self.collection.admit(&who)?;
         self.collection.submissions.insert(who, payload);
         Ok(())
     }
@@ -153,11 +153,12 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectNonEmptyUntilThreshold<P, 
 /// A yes/no vote: `Some(true)` for, `Some(false)` against, `None` for "cannot tell".
 ///
 /// Decided by the same tally rule as [`CollectSameUntilThreshold`]: `Some(true)` reaching the
-/// threshold → `Done(())`, `Some(false)` → `Negative`, `None` → `None`, and `NoMajority` once no
-/// answer can reach it. The ballots stay available through [`Round::submissions`].
+/// threshold → `Done(ballots)`, `Some(false)` → `Negative`, `None` → `None`, and `NoMajority` once no
+/// answer can reach it. As upstream, a positive vote's value is every ballot cast, by sender: what
+/// the app writes into its synchronized data.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Voting<P: Ord> {
-    collection: Collection<P, Option<bool>>,
+    pub(super) collection: Collection<P, Option<bool>>,
 }
 
 impl<P: Ord + Clone> Voting<P> {
@@ -172,23 +173,23 @@ impl<P: Ord + Clone> Voting<P> {
 impl<P: Ord + Clone> Round for Voting<P> {
     type Participant = P;
     type Payload = Option<bool>;
-    type Value = ();
+    type Value = BTreeMap<P, Option<bool>>;
     const KIND: RoundKind = RoundKind::Voting;
 
     fn submit(&mut self, who: P, payload: Option<bool>) -> Result<(), RoundError> {
-        self.collection.admit(&who, self.outcome().is_some())?;
+        self.collection.admit(&who)?;
         self.collection.submissions.insert(who, payload);
         Ok(())
     }
 
-    fn outcome(&self) -> Option<Outcome<()>> {
+    fn outcome(&self) -> Option<Outcome<BTreeMap<P, Option<bool>>>> {
         let c = &self.collection;
         match tally(
             c.submissions.values(),
             c.remaining(),
             c.participants.threshold(),
         ) {
-            Tally::Reached(Some(true)) => Some(Outcome::Done(())),
+            Tally::Reached(Some(true)) => Some(Outcome::Done(c.submissions.clone())),
             Tally::Reached(Some(false)) => Some(Outcome::Negative),
             Tally::Reached(None) => Some(Outcome::None),
             Tally::NoMajority => Some(Outcome::NoMajority),
@@ -233,7 +234,6 @@ mod tests {
         let mut round = CollectSameUntilThreshold::<u8, u8>::new(&four());
         feed(&mut round, [(1, None), (2, None), (3, None)]);
         assert_eq!(round.outcome(), Some(Outcome::None));
-        assert_eq!(round.submit(4, Some(1)), Err(RoundError::AlreadyDecided));
     }
 
     #[test]
@@ -256,7 +256,6 @@ mod tests {
         feed(&mut round, [(1, "own")]);
         let done = BTreeMap::from([(1, "own"), (2, "same"), (4, "same")]);
         assert_eq!(round.outcome(), Some(Outcome::Done(done)));
-        assert_eq!(round.submit(3, "late"), Err(RoundError::AlreadyDecided));
     }
 
     #[test]
@@ -267,6 +266,18 @@ mod tests {
         feed(&mut round, [(3, Some(30))]);
         let done = BTreeMap::from([(1, 10), (3, 30)]);
         assert_eq!(round.outcome(), Some(Outcome::Done(done)));
+    }
+
+    #[test]
+    fn non_empty_until_threshold_judges_the_whole_block() {
+        // One block holding [None, None, None, Some(5)]: judged after the third payload this would be
+        // `None`; judged at the end of the block, as upstream does, it is `Done` with the one value.
+        let mut round = CollectNonEmptyUntilThreshold::new(&four());
+        feed(&mut round, [(1, None), (2, None), (3, None), (4, Some(5))]);
+        assert_eq!(
+            round.outcome(),
+            Some(Outcome::Done(BTreeMap::from([(4, 5)])))
+        );
     }
 
     #[test]
@@ -285,7 +296,13 @@ mod tests {
         );
         assert_eq!(yes.outcome(), None);
         feed(&mut yes, [(4, Some(true))]);
-        assert_eq!(yes.outcome(), Some(Outcome::Done(())));
+        let ballots = BTreeMap::from([
+            (1, Some(true)),
+            (2, Some(false)),
+            (3, Some(true)),
+            (4, Some(true)),
+        ]);
+        assert_eq!(yes.outcome(), Some(Outcome::Done(ballots)));
 
         let mut no = Voting::new(&four());
         feed(
@@ -303,7 +320,6 @@ mod tests {
         assert_eq!(split.outcome(), None);
         feed(&mut split, [(3, None)]);
         assert_eq!(split.outcome(), Some(Outcome::NoMajority));
-        assert_eq!(split.submit(4, Some(true)), Err(RoundError::AlreadyDecided));
         assert_eq!(split.submissions().len(), 3);
     }
 
