@@ -44,7 +44,7 @@ const WARNS: &str = "machine PriceAbciApp: abci {
     event DONE;
     key price: u64;
     key unused: u64;
-    start default state CollectPriceRound: collect_same_until_all { writes price; }
+    start default state CollectPriceRound: collect_same_until_all { payload \"u64\"; writes price; }
     final state FinishedPriceRound { ensures price; }
     (CollectPriceRound, DONE) -> FinishedPriceRound;
 }

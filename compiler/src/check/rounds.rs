@@ -249,56 +249,155 @@ fn parts(st: &State, kind: RoundKind, out: &mut Vec<Diagnostic>) {
 }
 
 /// What a round writes must fit what it decides: one key takes the value, several keys take the fields of a
-/// tuple value in order (upstream's tuple `selection_key`). Collections and ballots go to one key.
+/// tuple value in order (upstream's tuple `selection_key`). Collections and ballots go to one key. Generated code
+/// assigns the value to the key, so their types must be the same (compared as written, ignoring path prefixes:
+/// `std::collections::BTreeMap<String, u64>` is `BTreeMap<String, u64>`).
 fn writes(m: &Machine, st: &State, kind: RoundKind, out: &mut Vec<Diagnostic>) {
     use RoundKind as K;
     let (Some(first), Some(last)) = (st.writes.first(), st.writes.last()) else {
         return;
     };
     let n = st.writes.len();
-    if n < 2 {
-        return;
-    }
     let span = first.1.to(last.1);
-    let problem = match kind {
+    let payload = if st.elects_keeper.is_some() {
+        "String"
+    } else {
+        st.payload().unwrap_or("()")
+    };
+    let Ok(payload_ty) = syn::parse_str::<syn::Type>(payload) else {
+        return;
+    };
+    let t = canonical(&payload_ty);
+    // The value a `DONE` writes, as canonical type text, or why several keys cannot take it.
+    let value = match kind {
         K::Custom | K::Degenerate => return,
-        _ if st.elects_keeper.is_some() => {
-            "a keeper election decides one agent address: it writes at most one key".to_string()
-        }
         K::CollectDifferentUntilAll
         | K::CollectDifferentUntilThreshold
-        | K::CollectNonEmptyUntilThreshold => format!(
-            "a `{}` round decides a collection of payloads by agent: it writes one key",
-            kind.name()
-        ),
-        K::Voting => "a `voting` round decides the ballots by agent: it writes one key".to_string(),
-        K::CollectSameUntilAll | K::CollectSameUntilThreshold | K::OnlyKeeperSends => {
-            let ty = st.payload().unwrap_or("()");
-            let arity = match syn::parse_str::<syn::Type>(ty) {
-                Ok(syn::Type::Tuple(t)) => t.elems.len(),
-                _ => 1,
-            };
-            if arity == n {
-                return;
-            }
+        | K::CollectNonEmptyUntilThreshold => Err((
+            format!("BTreeMap<String, {t}>"),
             format!(
-                "round `{}` writes {n} keys, but its payload `{ty}` is not a tuple of {n}",
-                st.name
-            )
-        }
+                "a `{}` round decides a collection of payloads by agent: it writes one key",
+                kind.name()
+            ),
+        )),
+        K::Voting => Err((
+            "BTreeMap<String, Option<bool>>".to_string(),
+            "a `voting` round decides the ballots by agent: it writes one key".to_string(),
+        )),
+        _ if st.elects_keeper.is_some() => Err((
+            t.clone(),
+            "a keeper election decides one agent address: it writes at most one key".to_string(),
+        )),
+        K::CollectSameUntilAll | K::CollectSameUntilThreshold | K::OnlyKeeperSends => Ok(t.clone()),
     };
     let keys: Vec<String> = st
         .writes
         .iter()
         .map(|(k, _)| format!("`{}`", m.key(*k).name))
         .collect();
-    let mut d = Diagnostic::new(Code::BadRoundWrites, problem)
-        .at(span, format!("writes {}", keys.join(", ")))
-        .help("a round writes its decided value to one key, or the fields of a tuple payload to as many keys, in order");
-    if let Some(p) = st.payload_span() {
-        d = d.with(p, "the payload type");
+    let help = "a round writes its decided value to one key, or the fields of a tuple payload to as many keys, in order";
+    let mut push = |message: String, at: crate::source::Span, label: String| {
+        let mut d = Diagnostic::new(Code::BadRoundWrites, message)
+            .at(at, label)
+            .help(help);
+        if let Some(p) = st.payload_span() {
+            d = d.with(p, "the payload type");
+        }
+        out.push(d);
+    };
+    // The types each written key must have, in order.
+    let expected: Vec<String> = match (&value, n) {
+        (Ok(v) | Err((v, _)), 1) => vec![v.clone()],
+        (Err((_, why)), _) => {
+            push(why.clone(), span, format!("writes {}", keys.join(", ")));
+            return;
+        }
+        (Ok(_), _) => match &payload_ty {
+            syn::Type::Tuple(tuple) if tuple.elems.len() == n => {
+                tuple.elems.iter().map(canonical).collect()
+            }
+            _ => {
+                push(
+                    format!(
+                        "round `{}` writes {n} keys, but its payload `{payload}` is not a tuple of {n}",
+                        st.name
+                    ),
+                    span,
+                    format!("writes {}", keys.join(", ")),
+                );
+                return;
+            }
+        },
+    };
+    for ((k, at), want) in st.writes.iter().zip(&expected) {
+        let key = m.key(*k);
+        let Ok(key_ty) = syn::parse_str::<syn::Type>(&key.ty.text) else {
+            continue;
+        };
+        if canonical(&key_ty) != *want {
+            push(
+                format!(
+                    "round `{}` writes `{}` a `{want}`, but the key is declared `{}`",
+                    st.name, key.name, key.ty
+                ),
+                *at,
+                format!("the round decides a `{want}` here"),
+            );
+        }
     }
-    out.push(d);
+}
+
+/// A type as text, with each path reduced to its last segment (and its generic arguments), so the same type
+/// written with or without its module path compares equal. The runtime's `AgentId` is a `String`.
+fn canonical(ty: &syn::Type) -> String {
+    use quote::ToTokens;
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return String::new();
+            };
+            let name = match last.ident.to_string().as_str() {
+                "AgentId" => "String".to_string(),
+                other => other.to_string(),
+            };
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) => {
+                    let inner: Vec<String> = args
+                        .args
+                        .iter()
+                        .map(|a| match a {
+                            syn::GenericArgument::Type(t) => canonical(t),
+                            other => other.to_token_stream().to_string(),
+                        })
+                        .collect();
+                    format!("{name}<{}>", inner.join(", "))
+                }
+                _ => name,
+            }
+        }
+        syn::Type::Tuple(t) => {
+            let inner: Vec<String> = t.elems.iter().map(canonical).collect();
+            if inner.len() == 1 {
+                format!("({},)", inner.join(", "))
+            } else {
+                format!("({})", inner.join(", "))
+            }
+        }
+        syn::Type::Array(a) => format!(
+            "[{}; {}]",
+            canonical(&a.elem),
+            a.len.to_token_stream().to_string().replace(' ', "")
+        ),
+        syn::Type::Slice(s) => format!("[{}]", canonical(&s.elem)),
+        syn::Type::Paren(p) => canonical(&p.elem),
+        syn::Type::Group(g) => canonical(&g.elem),
+        syn::Type::Reference(r) => format!(
+            "&{}{}",
+            if r.mutability.is_some() { "mut " } else { "" },
+            canonical(&r.elem)
+        ),
+        other => other.to_token_stream().to_string(),
+    }
 }
 
 /// Events that some non-final round must emit (a required outcome) and that no transition uses: each is

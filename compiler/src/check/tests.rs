@@ -193,7 +193,7 @@ fn shared_event_lint_has_help() {
 fn composed_read_help_does_not_suggest_requires() {
     // After the reset, `price` is gone; only `cross_period` (or writing it again) helps in the composed app.
     let src = "\
-        machine FAbciApp: abci { event DONE; key price: u64; start default state FRound: collect_same_until_all { writes price; } \
+        machine FAbciApp: abci { event DONE; key price: u64; start default state FRound: collect_same_until_all { payload \"u64\"; writes price; } \
             final state FinishedFRound { ensures price; } (FRound, DONE) -> FinishedFRound; }
         machine RAbciApp: abci { event DONE; start default state RRound: collect_same_until_all { reset; } \
             final state FinishedRRound; (RRound, DONE) -> FinishedRRound; }
@@ -212,4 +212,146 @@ fn composed_read_help_does_not_suggest_requires() {
         help.contains("cross_period") && !help.contains("requires"),
         "{help}"
     );
+}
+
+/// An app with one round of `kind` that has `props` and writes into `key: ty`.
+fn writing(kind: &str, props: &str, ty: &str) -> String {
+    format!(
+        "machine PAbciApp: abci {{ event DONE, NO_MAJORITY, NONE, NEGATIVE, FAIL; key k: {ty}; \
+         start default state ARound: {kind} {{ {props} writes k; }} final state BRound; \
+         (ARound, DONE) -> BRound; (ARound, NO_MAJORITY) -> ARound; (ARound, NONE) -> ARound; \
+         (ARound, NEGATIVE) -> ARound; (ARound, FAIL) -> ARound; }}"
+    )
+}
+
+fn write_codes(kind: &str, props: &str, ty: &str) -> Vec<Code> {
+    codes(&writing(kind, props, ty))
+        .into_iter()
+        .filter(|c| *c != Code::UnusedEvent && *c != Code::MissingRoundEvent)
+        .collect()
+}
+
+#[test]
+fn a_written_key_has_the_type_of_the_value_the_round_decides() {
+    use Code::BadRoundWrites as E;
+    let same = "collect_same_until_threshold";
+    // The agreed payload, with or without its module path.
+    assert_eq!(write_codes(same, r#"payload "u64";"#, "u64"), []);
+    assert_eq!(
+        write_codes(
+            same,
+            r#"payload "std::collections::BTreeSet<String>";"#,
+            "BTreeSet<String>"
+        ),
+        []
+    );
+    assert_eq!(write_codes(same, r#"payload "u64";"#, "String"), [E]);
+    // No payload is `()`, which no other key type takes.
+    assert_eq!(write_codes(same, "", "u64"), [E]);
+    // Collections are by agent; an agent is a `String` (the runtime's `AgentId`).
+    let by_agent = "collect_different_until_threshold";
+    assert_eq!(
+        write_codes(by_agent, r#"payload "u64";"#, "BTreeMap<String, u64>"),
+        []
+    );
+    assert_eq!(
+        write_codes(
+            by_agent,
+            r#"payload "u64";"#,
+            "BTreeMap<fsmc_runtime::app::AgentId, u64>"
+        ),
+        []
+    );
+    assert_eq!(write_codes(by_agent, r#"payload "u64";"#, "u64"), [E]);
+    assert_eq!(
+        write_codes("voting", "", "BTreeMap<String, Option<bool>>"),
+        []
+    );
+    assert_eq!(write_codes("voting", "", "bool"), [E]);
+    // An election decides an agent.
+    assert_eq!(write_codes(same, "elects_keeper;", "String"), []);
+}
+
+#[test]
+fn a_tuple_payload_spreads_over_as_many_keys() {
+    let src = |payload: &str, keys: &str| {
+        format!(
+            "machine PAbciApp: abci {{ event DONE, FAIL; key a: String; key b: u64; \
+             start default state ARound: only_keeper_sends {{ payload \"{payload}\"; writes {keys}; }} \
+             final state BRound; (ARound, DONE) -> BRound; (ARound, FAIL) -> ARound; }}"
+        )
+    };
+    assert_eq!(codes(&src("(String, u64)", "a, b")), []);
+    assert_eq!(
+        codes(&src("(u64, String)", "a, b")),
+        [Code::BadRoundWrites; 2]
+    );
+    assert_eq!(codes(&src("String", "a, b")), [Code::BadRoundWrites]);
+    assert_eq!(
+        codes(&src("(String, u64, u8)", "a, b")),
+        [Code::BadRoundWrites]
+    );
+}
+
+#[test]
+fn roles_fit_their_rounds() {
+    let src = |kind: &str, props: &str| {
+        format!(
+            "machine PAbciApp: abci {{ event DONE, NO_MAJORITY, NEGATIVE, FAIL; \
+             start default state ARound: {kind} {{ {props} }} final state BRound; \
+             (ARound, DONE) -> BRound; (ARound, NO_MAJORITY) -> ARound; (ARound, NEGATIVE) -> ARound; \
+             (ARound, FAIL) -> ARound; }}"
+        )
+    };
+    let roles = |kind: &str, props: &str| -> Vec<Code> {
+        codes(&src(kind, props))
+            .into_iter()
+            .filter(|c| *c == Code::BadRoundRole)
+            .collect()
+    };
+    assert_eq!(roles("collect_same_until_all", "registration;"), []);
+    assert_eq!(
+        roles("collect_different_until_threshold", "registration;"),
+        []
+    );
+    assert_eq!(roles("voting", "registration;"), [Code::BadRoundRole]);
+    assert_eq!(
+        roles("only_keeper_sends", "registration;"),
+        [Code::BadRoundRole]
+    );
+    assert_eq!(roles("collect_same_until_threshold", "elects_keeper;"), []);
+    assert_eq!(
+        roles(
+            "collect_same_until_threshold",
+            r#"elects_keeper; payload "u64";"#
+        ),
+        [Code::BadRoundRole]
+    );
+    assert_eq!(
+        roles("collect_different_until_all", "elects_keeper;"),
+        [Code::BadRoundRole]
+    );
+    assert_eq!(
+        roles("collect_same_until_all", "elects_keeper; registration;"),
+        [Code::BadRoundRole]
+    );
+}
+
+#[test]
+fn keeper_rounds_need_an_election_in_the_period() {
+    let src = |reset: &str| {
+        format!(
+            "machine PAbciApp: abci {{ event DONE, FAIL, NO_MAJORITY; \
+             start default state ElectRound: collect_same_until_threshold {{ elects_keeper; }} \
+             state SendRound: only_keeper_sends; \
+             state ResetRound: collect_same_until_threshold {{ {reset} }} \
+             (ElectRound, DONE) -> SendRound; (ElectRound, NO_MAJORITY) -> ElectRound; \
+             (SendRound, DONE) -> ResetRound; (SendRound, FAIL) -> ElectRound; \
+             (ResetRound, DONE) -> SendRound; (ResetRound, NO_MAJORITY) -> ElectRound; }}"
+        )
+    };
+    // Back to the keeper round within the period: the keeper is still elected.
+    assert_eq!(codes(&src("")), []);
+    // After a reset the period has no keeper until an election.
+    assert_eq!(codes(&src("reset;")), [Code::KeeperNotElected]);
 }
