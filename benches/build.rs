@@ -5,10 +5,11 @@
 //! * `trader_smlang.rs`: the input of smlang's `statemachine!`;
 //! * `trader_rust_fsm.rs`: the input of rust-fsm's `state_machine!`.
 //!
-//! The machine is the largest Open Autonomy spec of the shared corpus (`../../shared/corpus/open-autonomy/`),
-//! read at build time: corpus data is never copied into this repository, and `include_fsm!` refuses a path
-//! outside the workspace. `FSMC_BENCH_SPEC` names another spec (`.fsm` or YAML, one machine). Without the
-//! corpus, a synthetic machine of the same size stands in, with a warning.
+//! The machine is the largest Open Autonomy spec of the corpus (found as `fsmc::corpus` says: `FSMC_CORPUS`, or
+//! `../shared/corpus` beside the workspace), read at build time: corpus data is never copied into this
+//! repository, and `include_fsm!` refuses a path outside the workspace. `FSMC_BENCH_SPEC` names another spec
+//! (`.fsm` or YAML, one machine). Without the corpus, a synthetic machine of the same size stands in, with a
+//! warning.
 
 use fsmc::ident::{camel, snake};
 use fsmc::model::Machine;
@@ -19,17 +20,21 @@ use std::path::{Path, PathBuf};
 #[path = "src/synth.rs"]
 mod synth;
 
-const TRADER: &str = "../../shared/corpus/open-autonomy/trader__packages__valory__skills__trader_abci__fsm_specification.yaml";
+const TRADER: &str = "trader__packages__valory__skills__trader_abci__fsm_specification.yaml";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/synth.rs");
     println!("cargo:rerun-if-env-changed=FSMC_BENCH_SPEC");
+    println!("cargo:rerun-if-env-changed={}", fsmc::corpus::ENV);
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let corpus = fsmc::corpus::locate(std::env::var_os(fsmc::corpus::ENV), &manifest.join(".."))
+        .unwrap_or_else(|e| panic!("{e}"));
     let spec = std::env::var_os("FSMC_BENCH_SPEC")
         .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.join(TRADER));
+        .or_else(|| corpus.map(|c| c.join(TRADER)))
+        .unwrap_or_default();
     let opts = fsmc::Options::default();
     let compilation = if spec.is_file() {
         println!("cargo:rerun-if-changed={}", spec.display());
@@ -57,7 +62,8 @@ fn main() {
         })
         .expect("the spec defines a machine");
 
-    let generated = fsmc::codegen::format(fsmc::codegen::generate(checked));
+    let generated = fsmc::codegen::format(fsmc::codegen::generate(checked))
+        .unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
     let module = snake(&m.name.text);
     write(
         &out.join("trader.rs"),

@@ -16,7 +16,9 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-spec="${1:-$repo/../shared/corpus/open-autonomy/trader__packages__valory__skills__trader_abci__fsm_specification.yaml}"
+corpus="${FSMC_CORPUS:-../shared/corpus}"
+case "$corpus" in /*) ;; *) corpus="$repo/$corpus" ;; esac
+spec="${1:-$corpus/open-autonomy/trader__packages__valory__skills__trader_abci__fsm_specification.yaml}"
 runs="${2:-5}"
 [ -f "$spec" ] || { echo "build_cost: no spec at $spec" >&2; exit 2; }
 

@@ -1,10 +1,11 @@
 //! The front door of the library: load → parse → resolve → check, in one call, for the CLI and the macro.
 
 use crate::check::{self, Report};
-use crate::diag::{Diagnostic, LintLevels};
+use crate::diag::{Code, Diagnostic, LintLevels};
 use crate::loader::{self, EntryError, LoadOptions, Loaded};
 use crate::model::Checked;
-use crate::source::SourceMap;
+use crate::resolve::Unit;
+use crate::source::{FileId, SourceMap};
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug, Default)]
@@ -25,6 +26,10 @@ pub struct Compilation {
     /// The resolved model when checking found errors (absent when the entry file could not be parsed).
     pub spec: Option<crate::model::Spec>,
     pub files_read: Vec<PathBuf>,
+    /// The syntax tree of every file read, in the order read (the entry first). A file with syntax errors has a
+    /// partial tree: what parsed. Tools (an editor's outline, a language server) can use them when nothing else
+    /// was produced.
+    pub units: Vec<Unit>,
 }
 
 impl Compilation {
@@ -46,24 +51,50 @@ pub fn compile_str(name: &str, text: &str, base_dir: &Path, opts: &Options) -> C
     finish(loader::load_str(name, text, base_dir, &opts.load), opts)
 }
 
+/// Compiles several specs as one compilation (what `fsmc check` does with a directory): every file is read,
+/// resolved and checked once however many of the others import it, so the work is linear in the files. Entries
+/// that cannot be read are returned with their errors.
+pub fn compile_all(entries: &[PathBuf], opts: &Options) -> (Compilation, Vec<(PathBuf, EntryError)>) {
+    crate::diag::reset_suggestion_budget();
+    let (loaded, errors) = loader::load_all(entries, &opts.load);
+    (finish(loaded, opts), errors)
+}
+
 fn finish(loaded: Loaded, opts: &Options) -> Compilation {
     let Loaded {
         sources,
         units,
         entry,
+        entries,
         diagnostics: mut diags,
         files_read,
     } = loaded;
-    let Some(entry) = entry else {
+    let mut units = units;
+    let Some(_) = entry else {
         return Compilation {
             sources,
             diagnostics: crate::diag::finish(diags),
             checked: None,
             spec: None,
             files_read,
+            units,
         };
     };
-    let (spec, resolve_diags) = crate::resolve::resolve(&units, entry, &opts.lints);
+    // A file with syntax errors has a partial tree. Resolving and checking it would report its missing pieces
+    // again as unknown names, unreachable states and so on, so it takes part empty, as a file that does not
+    // parse at all always did; its partial tree is put back for the callers afterwards.
+    let broken = files_with_syntax_errors(&diags);
+    let mut partial = Vec::new();
+    for (i, unit) in units.iter_mut().enumerate() {
+        if broken.contains(&unit.file) {
+            let empty = crate::resolve::Syntax::Fsm(Default::default());
+            partial.push((i, std::mem::replace(&mut unit.syntax, empty)));
+        }
+    }
+    let (spec, resolve_diags) = crate::resolve::resolve_entries(&units, &entries, &opts.lints);
+    for (i, syntax) in partial {
+        units[i].syntax = syntax;
+    }
     diags.extend(resolve_diags);
     let Report {
         checked,
@@ -84,5 +115,18 @@ fn finish(loaded: Loaded, opts: &Options) -> Compilation {
         checked,
         spec,
         files_read,
+        units,
     }
+}
+
+/// The files with a syntax error among `diags`, sorted.
+fn files_with_syntax_errors(diags: &[Diagnostic]) -> Vec<FileId> {
+    let mut files: Vec<FileId> = diags
+        .iter()
+        .filter(|d| d.code == Code::Syntax && d.is_error())
+        .filter_map(|d| d.primary.as_ref().map(|l| l.span.file))
+        .collect();
+    files.sort_unstable();
+    files.dedup();
+    files
 }

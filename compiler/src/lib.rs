@@ -6,6 +6,7 @@
 
 pub mod check;
 pub mod compose;
+pub mod corpus;
 pub mod diag;
 pub mod driver;
 pub mod export;

@@ -31,6 +31,8 @@ pub struct Loaded {
     pub units: Vec<Unit>,
     /// Index of the entry unit in `units`, if the entry file could be read.
     pub entry: Option<usize>,
+    /// Every entry unit (one for `load`, one per readable entry for `load_all`).
+    pub entries: Vec<usize>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every file read, as absolute paths, in the order read.
     pub files_read: Vec<PathBuf>,
@@ -51,16 +53,59 @@ pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
         path: l.display(&entry_abs),
         message,
     })?;
-    l.out.entry = Some(l.add(&entry_abs, text));
+    let index = l.add(&entry_abs, text);
+    l.out.entry = Some(index);
+    l.out.entries.push(index);
     l.follow_imports();
     Ok(l.out)
+}
+
+/// Loads several entry specs and everything they import, each file once (checking a directory: reading every
+/// file once keeps a long import chain linear). An entry that cannot be read is returned with its error; the
+/// others still load.
+pub fn load_all(entries: &[PathBuf], opts: &LoadOptions) -> (Loaded, Vec<(PathBuf, EntryError)>) {
+    let default_root = entries
+        .first()
+        .map(|e| absolute(e))
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+        .unwrap_or_default();
+    let mut l = Loader::new(opts, &default_root);
+    let mut errors = Vec::new();
+    for entry in entries {
+        let abs = normalize(&absolute(entry));
+        if let Some(&index) = l.by_path.get(&abs) {
+            // Already read as another entry's import.
+            if !l.out.entries.contains(&index) {
+                l.out.entries.push(index);
+            }
+            continue;
+        }
+        match read_text(&abs) {
+            Ok(text) => {
+                let index = l.add(&abs, text);
+                l.out.entries.push(index);
+                l.follow_imports();
+            }
+            Err(message) => errors.push((
+                entry.clone(),
+                EntryError {
+                    path: l.display(&abs),
+                    message,
+                },
+            )),
+        }
+    }
+    l.out.entry = l.out.entries.first().copied();
+    (l.out, errors)
 }
 
 /// Loads a spec given as text (the `fsm!` macro's inline form), resolving its imports against `base_dir`.
 pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> Loaded {
     let mut l = Loader::new(opts, base_dir);
     let virtual_path = absolute(base_dir).join(name);
-    l.out.entry = Some(l.add_virtual(&virtual_path, name.to_string(), text.to_string()));
+    let index = l.add_virtual(&virtual_path, name.to_string(), text.to_string());
+    l.out.entry = Some(index);
+    l.out.entries.push(index);
     l.follow_imports();
     l.out
 }
@@ -68,6 +113,9 @@ pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> 
 struct Loader<'a> {
     opts: &'a LoadOptions,
     roots: Vec<PathBuf>,
+    /// The roots with symbolic links resolved: a file must be inside one of these once its own links are
+    /// resolved, so a link inside a root cannot lead outside it.
+    real_roots: Vec<PathBuf>,
     out: Loaded,
     by_path: BTreeMap<PathBuf, usize>,
     /// Files being loaded, innermost last: an import of one of these is a cycle.
@@ -92,9 +140,14 @@ impl<'a> Loader<'a> {
             roots.push(absolute(default_root));
         }
         roots.extend(opts.search_paths.iter().map(|p| absolute(p)));
+        let real_roots = roots
+            .iter()
+            .map(|r| std::fs::canonicalize(r).unwrap_or_else(|_| normalize(r)))
+            .collect();
         Loader {
             opts,
             roots,
+            real_roots,
             out: Loaded::default(),
             by_path: BTreeMap::new(),
             stack: Vec::new(),
@@ -222,7 +275,15 @@ impl Loader<'_> {
                 outside.get_or_insert(c);
                 continue;
             }
-            if !c.is_file() {
+            // Anything that exists is taken (a FIFO or device is then refused with a reason when read).
+            if !c.exists() {
+                continue;
+            }
+            // The text check above is on the path as written; a symbolic link inside a root may still point
+            // outside it, so the real path must be inside a real root too — checked before anything is read.
+            let real = std::fs::canonicalize(&c).unwrap_or_else(|_| c.clone());
+            if !self.real_roots.iter().any(|r| real.starts_with(r)) {
+                outside.get_or_insert(c);
                 continue;
             }
             if let Some(pos) = self.stack.iter().position(|p| *p == c) {
@@ -265,12 +326,20 @@ impl Loader<'_> {
                     .help("add the directory that holds it as a search path (`-I DIR`, or `search = [...]` in the macro)"),
             );
         } else {
-            let mut searched = vec![self.display(dir)];
+            // Shown relative to the display base; the base itself would be an empty string, so it is `.`.
+            let shown = |p: String| {
+                if p.is_empty() {
+                    "`.`".to_string()
+                } else {
+                    format!("`{p}`")
+                }
+            };
+            let mut searched = vec![format!("{} (beside the importing file)", shown(self.display(dir)))];
             searched.extend(
                 self.opts
                     .search_paths
                     .iter()
-                    .map(|p| self.display(&absolute(p))),
+                    .map(|p| shown(self.display(&absolute(p)))),
             );
             self.out.diagnostics.push(
                 Diagnostic::new(
@@ -287,17 +356,7 @@ impl Loader<'_> {
 
 /// Reads a spec file as text, or says in one line why it cannot be used.
 pub fn read_text(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| io_message(&e))?;
-    if meta.is_dir() {
-        return Err("is a directory".into());
-    }
-    if meta.len() > MAX_FILE_SIZE {
-        return Err(format!(
-            "file is larger than {} MiB",
-            MAX_FILE_SIZE / 1024 / 1024
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|e| io_message(&e))?;
+    let bytes = read_regular(path, MAX_FILE_SIZE)?;
     if bytes.contains(&0) {
         return Err("is a binary file, not a spec".into());
     }
@@ -311,6 +370,33 @@ pub fn read_text(path: &Path) -> Result<String, String> {
         return Err("file is empty".into());
     }
     Ok(text)
+}
+
+/// Reads a regular file of at most `max` bytes. Anything else — a directory, a device such as `/dev/zero`, a
+/// FIFO, a socket, directly or through a symbolic link — is refused before it is opened, so reading can
+/// neither block nor grow without bound; and the read itself stops after `max` bytes, in case the file grew.
+pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| io_message(&e))?;
+    if meta.is_dir() {
+        return Err("is a directory".into());
+    }
+    if !meta.is_file() {
+        return Err("is not a regular file (a device, a FIFO or a socket)".into());
+    }
+    let too_large = || format!("file is larger than {} MiB", max / 1024 / 1024);
+    if meta.len() > max {
+        return Err(too_large());
+    }
+    let file = std::fs::File::open(path).map_err(|e| io_message(&e))?;
+    let mut bytes = Vec::new();
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_message(&e))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
 }
 
 fn io_message(e: &std::io::Error) -> String {
@@ -357,6 +443,21 @@ mod tests {
             PathBuf::from("/a/c/d")
         );
         assert_eq!(normalize(Path::new("/a/../../b")), PathBuf::from("/b"));
+    }
+
+    #[test]
+    fn only_regular_files_are_read_and_never_past_the_limit() {
+        // A device never ends: it is refused before it is opened.
+        let err = read_regular(Path::new("/dev/zero"), 1024).unwrap_err();
+        assert!(err.contains("not a regular file"), "{err}");
+        let dir = std::env::temp_dir().join(format!("fsmc-loader-bounded-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.fsm");
+        std::fs::write(&big, vec![b'x'; 2048]).unwrap();
+        assert!(read_regular(&big, 1024).unwrap_err().contains("larger than"));
+        assert_eq!(read_regular(&big, 4096).unwrap().len(), 2048);
+        assert_eq!(read_regular(&dir, 4096).unwrap_err(), "is a directory");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -36,7 +36,7 @@ fn generated(path: &Path) -> String {
             fsmc::diag::render::human(&c.sources, &c.diagnostics, false)
         )
     });
-    fsmc::codegen::format(fsmc::codegen::generate(&checked))
+    fsmc::codegen::format(fsmc::codegen::generate(&checked)).expect("the generated code is Rust")
 }
 
 #[test]
@@ -109,6 +109,7 @@ fn reordered_spec_generates_identical_code() {
         let c = compile_str("door.fsm", text, &std::env::temp_dir(), &Options::default());
         assert!(c.diagnostics.is_empty(), "{:?}", c.diagnostics);
         fsmc::codegen::format(fsmc::codegen::generate(&c.checked.expect("checks clean")))
+            .expect("the generated code is Rust")
     };
     let a = generate(original);
     assert_eq!(a, generate(shuffled));

@@ -2,8 +2,8 @@
 //! Autonomy corpus (canonical YAML, import round trips), the composition golden tests, snapshots of every
 //! output format, the command line, and the HTML page rendered in headless Chromium.
 //!
-//! The corpus lives outside the repository (`../shared/corpus/open-autonomy` from the workspace root); tests
-//! that need it say so and skip when it is absent.
+//! The corpus lives outside the repository (see `fsmc::corpus`: `FSMC_CORPUS`, or `../shared/corpus` beside
+//! the workspace); tests that need it say so and skip when it is absent.
 
 #[path = "export/chromium.rs"]
 mod chromium;
@@ -13,12 +13,15 @@ mod cli;
 mod compositions;
 #[path = "export/corpus.rs"]
 mod corpus;
+#[path = "export/hostile.rs"]
+mod hostile;
 #[path = "export/robust.rs"]
 mod robust;
 #[path = "export/snapshots.rs"]
 mod snapshots;
 
 use fsmc::diag::{Code, Level, LintLevels};
+pub use fsmc::export::Direction::TopToBottom as TB;
 use fsmc::loader::LoadOptions;
 use fsmc::model::Checked;
 use fsmc::{Compilation, Options};
@@ -29,15 +32,9 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared Open Autonomy corpus, or `None` (with a note) when it is not beside the workspace.
+/// The Open Autonomy corpus (see `fsmc::corpus`), or `None` (with a note) when there is none.
 pub fn corpus() -> Option<PathBuf> {
-    let dir = manifest_dir().join("../../shared/corpus/open-autonomy");
-    if dir.is_dir() {
-        Some(fsmc::loader::normalize(&dir))
-    } else {
-        eprintln!("skipping: the shared corpus is not at {}", dir.display());
-        None
-    }
+    fsmc::corpus::for_test(&manifest_dir().join(".."), "export tests")
 }
 
 /// Every YAML spec of the corpus (top level, `historical/`, `variants/`), sorted.

@@ -7,3 +7,8 @@ pub mod negotiation;
 pub mod oracle;
 pub mod supply_chain;
 pub mod support;
+
+// The generated-API reference: its examples are this crate's doctests, so the page cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/generated-api.md")]
+pub struct GeneratedApiReference;

@@ -124,3 +124,59 @@ fn ambiguous_questions_ask_for_clarification() {
         .unwrap();
     assert_eq!(c.run_invokers().unwrap(), State::AskClarification);
 }
+
+mod shop {
+    fsmc_runtime::fsm!(
+        r#"
+        /// A cart whose order only goes through while the item is in stock.
+        machine Shop {
+            event PLACE, PAY;
+            start default state Cart;
+            state Placed;
+            final state Paid;
+            (Cart, PLACE) -> Placed if in_stock;
+            (Placed, PAY) -> Paid;
+        }
+        "#
+    );
+}
+
+#[test]
+fn a_refused_guard_is_reported_as_refused() {
+    use shop::shop::{Event, Hooks, State};
+    struct Stock(bool);
+    impl Hooks for Stock {
+        fn in_stock(&mut self, _: State, _: Event) -> bool {
+            self.0
+        }
+    }
+    let err = State::Cart.fire(Event::Place, &mut Stock(false)).unwrap_err();
+    assert!(err.guarded);
+    assert_eq!(
+        err.to_string(),
+        "event `PLACE` was refused in state `Cart`: no guard of its transitions held"
+    );
+    // An event the state has no transition for is still "not accepted".
+    let err = State::Cart.fire(Event::Pay, &mut Stock(true)).unwrap_err();
+    assert!(!err.guarded);
+    assert_eq!(
+        err.to_string(),
+        "event `PAY` is not accepted in state `Cart`; it accepts: `PLACE`"
+    );
+    assert_eq!(State::Cart.fire(Event::Place, &mut Stock(true)), Ok(State::Placed));
+}
+
+#[test]
+fn states_and_events_serialize_as_their_spec_names() {
+    use negotiation::fipa_negotiation::{Event, State};
+    assert_eq!(serde_json::to_string(&Event::MatchAccept).unwrap(), "\"MatchAccept\"");
+    let state: State = serde_json::from_str("\"Idle\"").unwrap();
+    assert_eq!(state, State::Idle);
+    let err = serde_json::from_str::<State>("\"Nowhere\"").unwrap_err();
+    assert!(err.to_string().contains("`Nowhere` is not a state of"), "{err}");
+    // A round trip through every state.
+    for s in State::ALL {
+        let text = serde_json::to_string(s).unwrap();
+        assert_eq!(serde_json::from_str::<State>(&text).unwrap(), *s);
+    }
+}

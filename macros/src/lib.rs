@@ -19,9 +19,11 @@ use syn::{Ident, LitStr, Token};
 /// ```text
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm");
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm", search = ["vendor/specs"], deny_warnings);
+/// fsmc_runtime::include_fsm!("$OUT_DIR/generated.fsm");
 /// ```
 ///
-/// The path is relative to the crate's `Cargo.toml`; it may not be absolute or leave the workspace. A spec with
+/// The path is relative to the crate's `Cargo.toml`; it may not be absolute or leave the workspace. A path that
+/// starts with `$OUT_DIR/` names a spec the crate's build script wrote into `OUT_DIR`. A spec with
 /// errors becomes `compile_error!`s showing each diagnostic (`--> specs/x.fsm:12:5` with the source line), plus
 /// the machines' `State`/`Event` enums so the rest of the crate does not drown in follow-on errors.
 #[proc_macro]
@@ -114,13 +116,39 @@ fn root_of(manifest: &Path) -> PathBuf {
     manifest.to_path_buf()
 }
 
-/// Resolves a path argument against the manifest directory, refusing absolute paths and escapes.
+/// The prefix that names a spec a build script wrote into `OUT_DIR`.
+const OUT_DIR_PREFIX: &str = "$OUT_DIR/";
+
+/// The crate's `OUT_DIR` (set by cargo when the crate has a build script), for `$OUT_DIR/…` paths.
+fn out_dir() -> Option<PathBuf> {
+    std::env::var_os("OUT_DIR").map(|d| normalize(&absolute(Path::new(&d))))
+}
+
+/// Resolves a path argument against the manifest directory (or `OUT_DIR` for `$OUT_DIR/…`), refusing absolute
+/// paths and escapes.
 fn resolve(
     manifest: &Path,
     root: &Path,
     lit: &LitStr,
 ) -> Result<PathBuf, proc_macro2::TokenStream> {
     let raw = lit.value();
+    if let Some(rest) = raw.strip_prefix(OUT_DIR_PREFIX) {
+        let Some(out) = out_dir() else {
+            return Err(error(
+                lit.span(),
+                "fsmc: `$OUT_DIR` is not set: the crate needs a build script that writes the spec there",
+            ));
+        };
+        let rel = Path::new(rest);
+        let full = normalize(&out.join(rel));
+        if rel.is_absolute() || !full.starts_with(&out) {
+            return Err(error(
+                lit.span(),
+                &format!("fsmc: `{raw}` leaves `$OUT_DIR`"),
+            ));
+        }
+        return Ok(full);
+    }
     let rel = Path::new(&raw);
     if rel.is_absolute() || raw.starts_with('/') || raw.starts_with('\\') {
         return Err(error(
@@ -159,10 +187,13 @@ fn expand(args: &Args, source: Source) -> proc_macro2::TokenStream {
             Err(e) => return e,
         }
     }
+    // A spec a build script wrote may import specs of the workspace, and the other way round.
+    let mut roots = vec![root.clone()];
+    roots.extend(out_dir());
     let mut opts = Options {
         load: LoadOptions {
             search_paths: search,
-            roots: vec![root.clone()],
+            roots,
             display_base: Some(manifest.clone()),
         },
         ..Options::default()
@@ -206,19 +237,60 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
     match &c.checked {
         Some(checked) => {
             let code = fsmc::codegen::generate(checked);
-            quote! { #tracked #code }
+            let warnings = warnings(args, c);
+            quote! { #tracked #code #warnings }
         }
         None => {
             let errors: Vec<&Diagnostic> = c.diagnostics.iter().filter(|d| d.is_error()).collect();
             let mut out = tracked;
             for d in errors {
-                let text = render::human(&c.sources, std::slice::from_ref(d), false);
-                out.extend(error(args.lit.span(), text.trim_end()));
+                out.extend(error(args.lit.span(), &rendered(c, d)));
             }
             if let Some(spec) = &c.spec {
                 out.extend(fsmc::codegen::skeleton(spec));
             }
             out
         }
+    }
+}
+
+/// A diagnostic as rustc should show it: rustc already prefixes `error:` or `warning:`, so the first line
+/// starts with the code (`[E0101] state … declared more than once`), not a second `error[E0101]:`.
+fn rendered(c: &Compilation, d: &Diagnostic) -> String {
+    let text = render::human(&c.sources, std::slice::from_ref(d), false);
+    let text = text.trim_end();
+    match text.split_once("]: ") {
+        Some((head, rest)) if !head.contains('\n') => match head.split_once('[') {
+            Some((_, code)) => format!("[{code}] {rest}"),
+            None => text.to_string(),
+        },
+        _ => text.to_string(),
+    }
+}
+
+/// The spec's warnings as compiler warnings. Stable Rust lets a macro raise no warning of its own, but using a
+/// deprecated item warns with the item's note: each warning becomes such a note, spanned at the spec argument,
+/// inside an anonymous constant so the names cannot clash with anything.
+fn warnings(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
+    let warnings = c
+        .diagnostics
+        .iter()
+        .filter(|d| !d.is_error())
+        .enumerate()
+        .map(|(i, d)| {
+            proc_macro_warning::FormattedWarning::new_deprecated(
+                format!("fsmc_spec_warning_{i}"),
+                rendered(c, d),
+                args.lit.span(),
+            )
+        });
+    let warnings: Vec<_> = warnings.collect();
+    if warnings.is_empty() {
+        return proc_macro2::TokenStream::new();
+    }
+    quote! {
+        const _: () = {
+            #(#warnings)*
+        };
     }
 }

@@ -67,16 +67,23 @@ pub mod app;
 pub mod data;
 pub mod dialogue;
 pub mod genie;
+pub mod names;
 pub mod rounds;
 pub mod staged;
 pub mod transition;
 
 // The items every generated machine uses are re-exported at the root so generated code can name
 // them as `::fsmc_runtime::Machine` without depending on the module layout.
+pub use names::UnknownName;
 pub use transition::{InvalidTarget, InvalidTransition, Machine, run};
 
 // Generated apps encode their data and payloads with it; re-exported so a user's crate needs no version of its own.
 pub use borsh;
+
+// What `__serde_by_name!` expands to names serde through here, so the user's crate needs no serde of its own.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+pub use serde as __serde;
 
 // The user-facing macros: one dependency gives a crate the macros and what their expansion links against.
 pub use fsmc_macros::{fsm, include_fsm};

@@ -19,6 +19,9 @@ pub struct InvalidTransition<S: 'static, E: 'static> {
     pub event: E,
     /// The events `state` does accept.
     pub accepted: &'static [E],
+    /// The state has transitions on `event`, but each is guarded and no guard held: the event was refused,
+    /// not unknown here.
+    pub guarded: bool,
 }
 
 impl<M: Machine> InvalidTransition<M, M::Event> {
@@ -28,12 +31,20 @@ impl<M: Machine> InvalidTransition<M, M::Event> {
             state,
             event,
             accepted: state.accepted(),
+            guarded: false,
         }
     }
 }
 
 impl<S: Display, E: Display> Display for InvalidTransition<S, E> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        if self.guarded {
+            return write!(
+                f,
+                "event `{}` was refused in state `{}`: no guard of its transitions held",
+                self.event, self.state
+            );
+        }
         write!(
             f,
             "event `{}` is not accepted in state `{}`; ",
@@ -234,6 +245,20 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "event `STOP` is not accepted in state `Red`; it accepts: `GO`, `SHUTDOWN`"
+        );
+    }
+
+    #[test]
+    fn a_guard_refusal_says_so() {
+        let err = InvalidTransition {
+            state: Light::Red,
+            event: Ev::Go,
+            accepted: Light::Red.accepted(),
+            guarded: true,
+        };
+        assert_eq!(
+            err.to_string(),
+            "event `GO` was refused in state `Red`: no guard of its transitions held"
         );
     }
 

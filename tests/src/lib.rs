@@ -40,3 +40,19 @@ where
         }
     }
 }
+
+/// The code of random specs with adversarial names that checked clean (see `src/adversarial.rs` and
+/// `build.rs`): compiled only in test builds, where a spec the checker accepted but whose code does not build
+/// fails the build.
+#[cfg(test)]
+mod adversarial {
+    include!(concat!(env!("OUT_DIR"), "/adversarial.rs"));
+
+    #[test]
+    fn enough_adversarial_specs_check_clean_to_mean_something() {
+        let (accepted, refused) = ADVERSARIAL;
+        // Both paths are exercised: the generator is neither all noise nor all tame.
+        assert!(accepted >= 40, "only {accepted} specs checked clean ({refused} refused)");
+        assert!(refused >= 40, "only {refused} specs were refused ({accepted} checked clean)");
+    }
+}

@@ -127,6 +127,31 @@ fn a_missing_file_exits_two() {
         err.contains("error[E0002]") && err.contains("no such file"),
         "{err}"
     );
+    // The path as given, with its directory, and no "ok" for a file that was never checked.
+    assert!(err.contains(&missing.display().to_string()), "{err}");
+    assert!(
+        err.contains("fsmc: checked 0 specs; 1 could not be read"),
+        "{err}"
+    );
+    assert!(!err.contains(": ok"), "{err}");
+}
+
+#[test]
+fn a_missing_file_beside_a_good_one_is_counted_apart() {
+    let missing = temp_path("gone.fsm");
+    let good = workspace().join("specs/oracle/oracle.fsm");
+    let (code, _, err) = fsmc(&[&"check", &good, &missing]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("fsmc: checked 1 spec: ok; 1 could not be read"),
+        "{err}"
+    );
+    // Machine-readable formats report it in their own format, on stdout with the rest.
+    let (code, out, _) = fsmc(&[&"check", &"--message-format", &"json", &missing]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["code"], "E0002");
+    assert!(v["message"].as_str().is_some_and(|m| m.contains("gone.fsm")), "{v}");
 }
 
 #[test]
@@ -166,7 +191,7 @@ fn unusable_files_exit_two_with_a_reason() {
 #[test]
 fn json_output_is_one_object_per_line() {
     let spec = workspace().join("tests/fixtures/multi_error.fsm");
-    let (code, out, err) = fsmc(&[&"check", &"--format", &"json", &spec]);
+    let (code, out, err) = fsmc(&[&"check", &"--message-format", &"json", &spec]);
     assert_eq!(code, 1, "{err}");
     // The JSON format is for tools: no human summary on stderr.
     assert!(err.is_empty(), "{err}");
@@ -206,7 +231,7 @@ fn json_output_is_one_object_per_line() {
 #[test]
 fn github_output_is_workflow_annotations() {
     let spec = workspace().join("tests/fixtures/multi_error.fsm");
-    let (code, out, _) = fsmc(&[&"check", &"--format", &"github", &spec]);
+    let (code, out, _) = fsmc(&[&"check", &"--message-format", &"github", &spec]);
     assert_eq!(code, 1);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
@@ -262,4 +287,26 @@ fn explain_lists_every_code() {
             "{c} missing:\n{out}"
         );
     }
+}
+
+#[test]
+fn every_command_names_the_diagnostics_format_alike() {
+    let spec = workspace().join("tests/fixtures/multi_error.fsm");
+    for command in [&["check"][..], &["gen"], &["export"], &["graph", "--format", "dot"]] {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = command.iter().map(|a| a as _).collect();
+        let rest: [&dyn AsRef<std::ffi::OsStr>; 3] = [&"--message-format", &"json", &spec];
+        args.extend(rest);
+        let (code, out, err) = fsmc(&args);
+        let command = command[0];
+        assert_eq!(code, 1, "{command}: {err}");
+        let diagnostics = if command == "check" { &out } else { &err };
+        let first = diagnostics.lines().next().unwrap_or_default();
+        let v: serde_json::Value =
+            serde_json::from_str(first).unwrap_or_else(|e| panic!("{command}: {e}: {first}"));
+        assert!(v["code"].is_string(), "{command}: {v}");
+    }
+    // `--format` names what `export` and `graph` write; `check` has no such flag.
+    let (code, _, err) = fsmc(&[&"check", &"--format", &"json", &spec]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--message-format"), "{err}");
 }

@@ -36,7 +36,7 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                     Code::MachineUsedTwice,
                     format!(
                         "machine `{}` appears twice in app `{}`",
-                        spec.machine(*id).name,
+                        app.name_of(spec, *id),
                         app.name
                     ),
                 )
@@ -55,8 +55,10 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     let mut keys: BTreeMap<&str, (MachineId, String, Span)> = BTreeMap::new();
     for (id, _) in dedup(&app.chain) {
         let m = spec.machine(id);
+        let mname = app.name_of(spec, id);
         for k in &m.keys {
-            let ty: String = k.ty.text.split_whitespace().collect();
+            // Compared as E0407 compares types: `std::string::String` is `String`.
+            let ty = super::rounds::canonical_text(&k.ty.text);
             match keys.get(k.name.as_str()) {
                 Some((other, first, span)) if *first != ty => out.push(
                     Diagnostic::new(
@@ -65,9 +67,9 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                             "key `{}` is `{}` in `{}` but `{}` in `{}`",
                             k.name,
                             first,
-                            spec.machine(*other).name,
+                            app.name_of(spec, *other),
                             ty,
-                            m.name
+                            mname
                         ),
                     )
                     .at(k.ty.span, "this type")
@@ -88,12 +90,12 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                         format!(
                             "state `{}` is in both `{}` and `{}`",
                             s.name,
-                            spec.machine(*other).name,
-                            m.name
+                            app.name_of(spec, *other),
+                            mname
                         ),
                     )
-                    .at(s.name.span, format!("in `{}`", m.name))
-                    .with(*span, format!("in `{}`", spec.machine(*other).name))
+                    .at(s.name.span, format!("in `{mname}`"))
+                    .with(*span, format!("in `{}`", app.name_of(spec, *other)))
                     .help("rounds in common between composed machines are not allowed: rename one"),
                 );
             } else {
@@ -119,9 +121,9 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                                     "event `{}` has timeout {} in `{}` but {} in `{}`",
                                     e.name,
                                     duration(first),
-                                    spec.machine(*other).name,
+                                    app.name_of(spec, *other),
                                     duration(again),
-                                    m.name
+                                    mname
                                 ),
                             )
                             .at(e.timeout.map_or(e.name.span, |t| t.span), "this timeout")
@@ -130,7 +132,7 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                         );
                     } else {
                         out.push(
-                            Diagnostic::new(Code::SharedEvent, format!("event `{}` is in both `{}` and `{}`; it is treated as one event", e.name, spec.machine(*other).name, m.name))
+                            Diagnostic::new(Code::SharedEvent, format!("event `{}` is in both `{}` and `{}`; it is treated as one event", e.name, app.name_of(spec, *other), mname))
                                 .at(e.name.span, "declared again here")
                                 .with(*span, "first declared here")
                                 .help("if the two mean different things, rename one; if they mean the same, allow the lint: `#![allow(shared_event)]`"),
@@ -171,7 +173,7 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                 )
                 .at(
                     edge.from_span,
-                    format!("not a final state of `{}`", spec.machine(fm).name),
+                    format!("not a final state of `{}`", app.name_of(spec, fm)),
                 )
                 .with(from.name.span, "declared here")
                 .help("only a machine's final states can lead into another machine"),
@@ -188,18 +190,22 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                 )
                 .at(
                     edge.to_span,
-                    format!("not a start state of `{}`", spec.machine(tm).name),
+                    format!("not a start state of `{}`", app.name_of(spec, tm)),
                 )
                 .with(to.name.span, "declared here")
                 .help("a mapping leads into a machine's start state"),
             );
         }
     }
-    preconditions(spec, app, &mut out);
+    // A mapping that did not resolve (reported) leaves the chain short of an edge: what the walk and the
+    // re-check would find are consequences of that one mistake.
+    if !app.incomplete {
+        preconditions(spec, app, &mut out);
+    }
 
     let composed = compose::chain(spec, app);
     // Only a well-formed chain is worth re-checking; otherwise its errors would repeat the ones above.
-    if !out.iter().any(Diagnostic::is_error) {
+    if !app.incomplete && !out.iter().any(Diagnostic::is_error) {
         for d in super::recheck(&composed) {
             out.push(wrap(app, d));
         }
@@ -252,7 +258,7 @@ fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(
                     Code::PreconditionUnmet,
-                    format!("pre-condition {list} of `{}` is not guaranteed when it is entered from `{}`", m.name, from.state(edge.from.1).name),
+                    format!("pre-condition {list} of `{}` is not guaranteed when it is entered from `{}`", app.name_of(spec, entry.machine), from.state(edge.from.1).name),
                 )
                 .at(edge.span, "entered through this mapping")
                 .with(start.name.span, format!("`{}` requires {list}", start.name))
@@ -263,9 +269,15 @@ fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
 }
 
 /// A diagnostic about the composed machine, pointing at the component where the problem is and naming the app.
+/// An error becomes E0510; a lint keeps its code, so the app's lint levels (`#[allow(…)]`, `-A`) apply to it.
 fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
+    let code = if d.code.is_lint() {
+        d.code
+    } else {
+        Code::ComposedCheck
+    };
     let mut w = Diagnostic::new(
-        Code::ComposedCheck,
+        code,
         format!("in the composed app `{}`: {}", app.name, d.message),
     );
     w.severity = d.severity;
@@ -277,10 +289,15 @@ fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
     });
     w.help = d.help.clone();
     w.notes = d.notes.clone();
-    w.notes.push(format!(
-        "the composed machine fails {} ({}) once the chain is applied",
-        d.code.id(),
-        d.code.name()
-    ));
+    if code == Code::ComposedCheck {
+        w.notes.push(format!(
+            "the composed machine fails {} ({}) once the chain is applied",
+            d.code.id(),
+            d.code.name()
+        ));
+    } else {
+        w.notes
+            .push("found in the composed machine once the chain is applied".to_string());
+    }
     w
 }

@@ -106,12 +106,19 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         let Some(entry) = avail[s.index()].clone() else {
             continue;
         };
-        let exit = exit_of(m, s, entry, &cross);
+        let exit = exit_of(m, s, entry.clone(), &cross);
+        let on_done = done_only(m, s);
         for &t in &outgoing[s.index()] {
             let to = m.transitions[t].to;
+            // A round the runtime decides writes (and resets) only when it ends on `DONE`; its other exits
+            // (no majority, a timeout) leave the data as it was.
+            let exit = match on_done {
+                Some(done) if m.transitions[t].event != Some(done) => &entry,
+                _ => &exit,
+            };
             let changed = match &mut avail[to.index()] {
                 slot @ None => {
-                    let mut b = exit.clone();
+                    let mut b = (*exit).clone();
                     // A start state re-entered keeps only what both its entry and this edge provide.
                     if m.state(to).start {
                         b.and(&requires_of(m, to, n));
@@ -121,7 +128,7 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
                 }
                 Some(cur) => {
                     let before = cur.clone();
-                    cur.and(&exit);
+                    cur.and(exit);
                     *cur != before
                 }
             };
@@ -248,6 +255,18 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
         b.set(*k);
     }
     b
+}
+
+/// For a round whose outcome the runtime decides (an `abci` state with a round kind), the event of its `done`
+/// outcome: only the transition on it carries the round's writes. `None` for states whose writes hold on every
+/// exit (custom rounds, other profiles).
+fn done_only(m: &Machine, s: StateId) -> Option<crate::model::EventId> {
+    use crate::model::{Outcome, Profile, RoundKind};
+    let st = m.state(s);
+    if m.profile != Profile::Abci || matches!(st.kind(), RoundKind::Custom | RoundKind::Degenerate) {
+        return None;
+    }
+    m.outcome_event(s, Outcome::Done)
 }
 
 fn exit_of(m: &Machine, s: StateId, mut entry: Bits, cross: &Bits) -> Bits {

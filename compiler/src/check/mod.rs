@@ -32,6 +32,7 @@ pub fn check(spec: Spec) -> Report {
                 .filter_map(|d| m.lints.apply(d)),
         );
     }
+    names::modules(&spec, &mut diags);
     let mut composed = Vec::new();
     for app in &spec.apps {
         let (result, found) = compose::check(&spec, app);

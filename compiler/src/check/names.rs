@@ -8,9 +8,68 @@ use crate::source::Name;
 use std::collections::BTreeMap;
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
+    // Every identifier codegen derives from a spec name: enum variants (camel case), methods and fields (snake
+    // case). Two names that meet in one Rust namespace, or a name Rust cannot take, are reported here, so a
+    // spec that checks clean always generates code that compiles.
     collisions("state", m.states.iter().map(|s| &s.name), ident::camel, out);
+    // States also name methods (behaviours, handlers): `ABCRound` and `AbcRound` are both `abc_round`.
+    collisions("state", m.states.iter().map(|s| &s.name), ident::snake, out);
     collisions("event", m.events.iter().map(|e| &e.name), ident::camel, out);
     collisions("key", m.keys.iter().map(|k| &k.name), ident::snake, out);
+    collisions("role", m.roles.iter(), ident::camel, out);
+    collisions("agent", m.agents.iter(), ident::camel, out);
+    for e in &m.events {
+        collisions(
+            &format!("field of `{}`", e.name),
+            e.fields.iter().map(|f| &f.name),
+            ident::snake,
+            out,
+        );
+        let mut fields: BTreeMap<&str, &Name> = BTreeMap::new();
+        for f in &e.fields {
+            underscore(&format!("a field of `{}`", e.name), &f.name, out);
+            // Two fields of one name would be one struct field twice (spellings that differ are the
+            // collision above).
+            if let Some(first) = fields.insert(f.name.as_str(), &f.name) {
+                out.push(
+                    Diagnostic::new(
+                        Code::NameCollision,
+                        format!("`{}` has two fields named `{}`", e.name, f.name),
+                    )
+                    .at(f.name.span, "named again here")
+                    .with(first.span, "first named here")
+                    .help("rename one of the fields"),
+                );
+            }
+        }
+    }
+    hooks(m, out);
+    data_methods(m, out);
+    for (what, names) in [
+        ("state", m.states.iter().map(|s| &s.name).collect::<Vec<_>>()),
+        ("event", m.events.iter().map(|e| &e.name).collect()),
+        ("role", m.roles.iter().collect()),
+        ("agent", m.agents.iter().collect()),
+    ] {
+        for n in names {
+            // `self` and `Self` become the variant `Self`, which Rust reserves.
+            if ident::camel(&n.text) == "Self" {
+                out.push(
+                    Diagnostic::new(
+                        Code::ReservedName,
+                        format!("`{n}` cannot name {}", article(what)),
+                    )
+                    .at(n.span, "becomes `Self` in generated Rust, which is reserved")
+                    .help(format!("rename the {what}")),
+                );
+            }
+            underscore(&article(what), n, out);
+        }
+    }
+    for k in &m.keys {
+        underscore("a key", &k.name, out);
+    }
+    underscore("a machine", &m.name, out);
     if m.profile == Profile::Genie
         && let Some(e) = m.events.iter().find(|e| e.name.text == "poll")
     {
@@ -21,7 +80,7 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         );
     }
     for s in &m.states {
-        if matches!(s.name.as_str(), "Self" | "self" | "crate" | "super") {
+        if matches!(s.name.as_str(), "crate" | "super") {
             out.push(
                 Diagnostic::new(
                     Code::ReservedName,
@@ -30,6 +89,104 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                 .at(s.name.span, "reserved in Rust")
                 .help("rename the state"),
             );
+        }
+    }
+}
+
+fn article(what: &str) -> String {
+    if what.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        format!("an {what}")
+    } else {
+        format!("a {what}")
+    }
+}
+
+/// A name of underscores only (`_`) becomes no identifier Rust accepts for a method, field or variant.
+fn underscore(what: &str, n: &Name, out: &mut Vec<Diagnostic>) {
+    if !n.text.is_empty() && n.text.chars().all(|c| c == '_') {
+        out.push(
+            Diagnostic::new(Code::ReservedName, format!("`{n}` cannot name {what}"))
+                .at(n.span, "a name of underscores only")
+                .help("give it a name with a letter in it"),
+        );
+    }
+}
+
+/// Guards and actions become methods of one `Hooks` trait: a name used as both, or two names with one snake
+/// case, would be two methods with one name.
+fn hooks(m: &Machine, out: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<String, (&Name, &'static str)> = BTreeMap::new();
+    let guards = m.transitions.iter().flat_map(|t| t.guards.iter().map(|g| (&g.name, "guard")));
+    let actions = m.transitions.iter().flat_map(|t| t.actions.iter().map(|a| (a, "action")));
+    for (n, kind) in guards.chain(actions) {
+        underscore(&article(kind), n, out);
+        let rust = ident::snake(&n.text);
+        match seen.get(&rust) {
+            Some((prev, prev_kind)) if *prev_kind != kind => out.push(
+                Diagnostic::new(
+                    Code::NameCollision,
+                    format!("`{n}` is used as both a guard and an action"),
+                )
+                .at(n.span, format!("{} here", article(kind)))
+                .with(prev.span, format!("{} here", article(prev_kind)))
+                .help("a guard answers a question and an action does something: give them different names"),
+            ),
+            Some((prev, _)) if prev.text != n.text => out.push(
+                Diagnostic::new(
+                    Code::NameCollision,
+                    format!("{kind}s `{prev}` and `{n}` both become `{rust}` in generated Rust"),
+                )
+                .at(n.span, format!("becomes `{rust}`"))
+                .with(prev.span, format!("also becomes `{rust}`"))
+                .help(format!("spell the {kind} the same way everywhere")),
+            ),
+            Some(_) => {}
+            None => {
+                seen.insert(rust, (n, kind));
+            }
+        }
+    }
+}
+
+/// Each key gives `Data` an accessor named after it and a setter `set_…`; `Data` also has `has`, `carry` and
+/// `check`. A key must not take one of those names.
+fn data_methods(m: &Machine, out: &mut Vec<Diagnostic>) {
+    // Each method name, with the key it comes from (`None` for `Data`'s own methods).
+    let mut methods: BTreeMap<String, (Option<&Name>, String)> = BTreeMap::new();
+    for fixed in ["has", "carry", "check"] {
+        methods.insert(
+            fixed.to_string(),
+            (None, format!("the method `{fixed}` of `Data`")),
+        );
+    }
+    for k in &m.keys {
+        let field = ident::snake(&k.name.text);
+        let setter = format!("set_{}", field.trim_end_matches('_'));
+        for (name, what) in [
+            (field, format!("the accessor of key `{}`", k.name)),
+            (setter, format!("the setter of key `{}`", k.name)),
+        ] {
+            match methods.get(&name) {
+                Some((prev, prev_what)) if prev.is_none_or(|p| p.text != k.name.text) => {
+                    let mut d = Diagnostic::new(
+                        Code::NameCollision,
+                        format!(
+                            "key `{}` gives `Data` a method `{name}`, which is already {prev_what}",
+                            k.name
+                        ),
+                    )
+                    .at(k.name.span, format!("{what} is `{name}`"))
+                    .help("rename the key");
+                    if let Some(prev) = prev {
+                        d = d.with(prev.span, prev_what.clone());
+                    }
+                    out.push(d);
+                }
+                Some(_) => {}
+                None => {
+                    methods.insert(name, (Some(&k.name), what));
+                }
+            }
         }
     }
 }
@@ -94,4 +251,14 @@ pub(super) fn naming(m: &Machine, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// The machines and apps of one file become sibling modules: two whose names meet in snake case (`FooBar`,
+/// `foo_bar`) would be one module twice.
+pub(super) fn modules(spec: &crate::model::Spec, out: &mut Vec<Diagnostic>) {
+    let names = spec.entry_items.iter().map(|item| match item {
+        crate::model::Item::Machine(id) => &spec.machine(*id).name,
+        crate::model::Item::App(a) => &spec.apps[*a].name,
+    });
+    collisions("machine or app", names, ident::snake, out);
 }

@@ -349,7 +349,15 @@ fn writes(m: &Machine, st: &State, kind: RoundKind, out: &mut Vec<Diagnostic>) {
 
 /// A type as text, with each path reduced to its last segment (and its generic arguments), so the same type
 /// written with or without its module path compares equal. The runtime's `AgentId` is a `String`.
-fn canonical(ty: &syn::Type) -> String {
+/// Text that is not a type (reported elsewhere) compares as written, without spaces.
+pub(super) fn canonical_text(text: &str) -> String {
+    match syn::parse_str::<syn::Type>(text) {
+        Ok(ty) => canonical(&ty),
+        Err(_) => text.split_whitespace().collect(),
+    }
+}
+
+pub(super) fn canonical(ty: &syn::Type) -> String {
     use quote::ToTokens;
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {

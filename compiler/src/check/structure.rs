@@ -32,6 +32,14 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                 [] => d
                     .at(m.name.span, "no state is marked `start`")
                     .help("mark the entry state: `start default state A;`"),
+                [only] => {
+                    let name = &m.state(*only).name;
+                    d.at(
+                        name.span,
+                        format!("`{name}` is the only start state, but it is not marked `default`"),
+                    )
+                    .help(format!("write `start default state {name};`"))
+                }
                 many => many
                     .iter()
                     .fold(

@@ -355,3 +355,105 @@ fn keeper_rounds_need_an_election_in_the_period() {
     // After a reset the period has no keeper until an election.
     assert_eq!(codes(&src("reset;")), [Code::KeeperNotElected]);
 }
+
+#[test]
+fn a_lone_start_state_without_default_is_named() {
+    let d = check(
+        "test.fsm",
+        "machine M { event GO; start state A; final state B; (A, GO) -> B; }",
+    );
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].code, Code::NoDefaultStart);
+    let label = &d[0].primary.as_ref().unwrap().message;
+    assert!(label.contains("the only start state"), "{label}");
+    assert!(!label.contains("several"), "{label}");
+    assert_eq!(d[0].help.as_deref(), Some("write `start default state A;`"));
+}
+
+#[test]
+fn a_round_writes_only_when_it_ends_on_done() {
+    // `price` is written by `FetchRound` on `DONE`, not on `NO_MAJORITY`: the report round may lack it.
+    let src = "machine PAbciApp: abci { event DONE, NO_MAJORITY; key price: u64; \
+               start default state FetchRound: collect_same_until_threshold { payload \"u64\"; writes price; } \
+               state ReportRound: collect_same_until_all { reads price; } final state FinishedRound; \
+               (FetchRound, DONE) -> ReportRound; (FetchRound, NO_MAJORITY) -> ReportRound; \
+               (ReportRound, DONE) -> FinishedRound; }";
+    assert_eq!(codes(src), [Code::ReadBeforeWrite]);
+    let fixed = src.replace("(FetchRound, NO_MAJORITY) -> ReportRound", "(FetchRound, NO_MAJORITY) -> FetchRound");
+    assert_eq!(codes(&fixed), []);
+}
+
+#[test]
+fn composed_key_types_compare_as_types() {
+    let src = "machine FAbciApp: abci { event DONE; key price: std::string::String; \
+               start default state FRound: collect_same_until_all { payload \"String\"; writes price; } \
+               final state FinishedFRound { ensures price; } (FRound, DONE) -> FinishedFRound; }
+               machine GAbciApp: abci { event DONE; key price: String; \
+               start default state GRound: collect_same_until_all { requires price; reads price; } \
+               final state FinishedGRound; (GRound, DONE) -> FinishedGRound; }
+               app XAbciApp { chain FAbciApp, GAbciApp; FinishedFRound -> GRound; FinishedGRound -> FRound; }";
+    assert_eq!(codes(src), []);
+}
+
+/// Every spec below checked clean once and generated Rust that did not compile; each must now be refused.
+#[test]
+fn names_that_would_generate_broken_rust_are_refused() {
+    let machine = |body: &str| format!("machine M {{ {body} }}");
+    for (body, code) in [
+        // `self` becomes the variant `Self`.
+        (
+            "event self; start default state A; final state B; (A, self) -> B;",
+            Code::ReservedName,
+        ),
+        (
+            "event GO; start default state self; final state B; (self, GO) -> B;",
+            Code::ReservedName,
+        ),
+        // An action and a key named `_`.
+        (
+            "event GO; start default state A; final state B; (A, GO) -> B do _;",
+            Code::ReservedName,
+        ),
+        (
+            "event GO; key _: u64; start default state A { writes _; } final state B; (A, GO) -> B;",
+            Code::ReservedName,
+        ),
+        // A guard and an action with one name: two `Hooks` methods of one name.
+        (
+            "event GO; start default state A; final state B; (A, GO) -> B if ready do ready;",
+            Code::NameCollision,
+        ),
+        // Two spellings of one guard.
+        (
+            "event GO, RUN; start default state A; state C; final state B; \
+             (A, GO) -> C if ReadyNow; (A, RUN) -> B if ready_now; (C, GO) -> B;",
+            Code::NameCollision,
+        ),
+        // States whose methods collide (`ABCRound`, `AbcRound` are both `abc_round`).
+        (
+            "event GO; start default state ABCRound; final state AbcRound; (ABCRound, GO) -> AbcRound;",
+            Code::NameCollision,
+        ),
+        // A key named like a method of `Data`, and a key named like another key's setter.
+        (
+            "event GO; key has: u64; start default state A { writes has; } final state B; (A, GO) -> B;",
+            Code::NameCollision,
+        ),
+        (
+            "event GO; key a: u64; key set_a: u64; start default state A { writes a, set_a; } final state B; \
+             (A, GO) -> B;",
+            Code::NameCollision,
+        ),
+    ] {
+        let found = codes(&machine(body));
+        assert!(found.contains(&code), "{body}: {found:?}");
+    }
+    // A repeated field of one performative.
+    let dialogue = "machine D: dialogue { roles buyer, seller; event Cfp(q: u64, q: u64) by buyer; \
+                    event Accept by seller; start default state Open; final state Done; (Open, Cfp) -> Done; }";
+    assert!(codes(dialogue).contains(&Code::NameCollision), "{:?}", codes(dialogue));
+    // Two machines of one file whose modules collide.
+    let two = "machine FooBar { event GO; start default state A; final state B; (A, GO) -> B; } \
+               machine foo_bar { event GO; start default state A; final state B; (A, GO) -> B; }";
+    assert!(codes(two).contains(&Code::NameCollision), "{:?}", codes(two));
+}

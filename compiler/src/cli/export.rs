@@ -4,7 +4,7 @@
 //! `--format` names the output format here, so diagnostics (printed to standard error) take their format
 //! from `--message-format` instead.
 
-use super::{Common, Format, usage_error};
+use super::{Common, usage_error};
 use crate::diag::Code;
 use crate::driver::{self, Compilation};
 use crate::export::{self, Target};
@@ -21,9 +21,6 @@ pub(crate) struct Shared {
     /// Write to this file instead of standard output (only when there are no errors).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: Option<PathBuf>,
-    /// How to print diagnostics (on standard error).
-    #[arg(long = "message-format", value_enum, default_value_t = Format::Human)]
-    message_format: Format,
     #[command(flatten)]
     common: Common,
 }
@@ -54,8 +51,19 @@ pub(crate) struct GraphArgs {
     /// The drawing's format.
     #[arg(long, value_enum)]
     format: GraphFormat,
+    /// Which way transitions flow: `tb` top to bottom, `lr` left to right (every format).
+    #[arg(long, value_enum, default_value_t = GraphDirection::Tb)]
+    direction: GraphDirection,
     #[command(flatten)]
     shared: Shared,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum GraphDirection {
+    /// Top to bottom.
+    Tb,
+    /// Left to right.
+    Lr,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,19 +101,18 @@ pub(crate) fn export(args: ExportArgs, out: &mut dyn Write, err: &mut dyn Write,
 }
 
 pub(crate) fn graph(args: GraphArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
-    run(
-        &args.spec,
-        &args.shared,
-        out,
-        err,
-        tty,
-        |target| match args.format {
-            GraphFormat::Dot => Ok(export::dot::write(target)),
-            GraphFormat::Mermaid => Ok(export::mermaid::write(target)),
-            GraphFormat::Svg => export::svg::write(target),
-            GraphFormat::Html => export::html::write(target),
-        },
-    )
+    run(&args.spec, &args.shared, out, err, tty, |target| {
+        let direction = match args.direction {
+            GraphDirection::Tb => export::Direction::TopToBottom,
+            GraphDirection::Lr => export::Direction::LeftToRight,
+        };
+        match args.format {
+            GraphFormat::Dot => Ok(export::dot::write(target, direction)),
+            GraphFormat::Mermaid => Ok(export::mermaid::write(target, direction)),
+            GraphFormat::Svg => export::svg::write(target, direction),
+            GraphFormat::Html => export::html::write(target, direction),
+        }
+    })
 }
 
 pub(crate) fn import(args: ImportArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
@@ -137,7 +144,7 @@ fn run(
     let compilation: Compilation = match driver::compile(spec, &opts) {
         Ok(c) => c,
         Err(e) => {
-            let _ = writeln!(err, "error[{}]: {}: {}", Code::Io.id(), e.path, e.message);
+            let _ = writeln!(err, "error[{}]: {}", Code::Io.id(), crate::diag::render::inert(&format!("{}: {}", e.path, e.message)));
             return 2;
         }
     };
@@ -145,7 +152,7 @@ fn run(
         // Diagnostics go to standard error, whose terminal-ness we do not know: colour only when asked to.
         let _ = err.write_all(
             common
-                .render(&compilation, shared.message_format, false)
+                .render(&compilation, common.message_format, false)
                 .as_bytes(),
         );
     }

@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod explain;
 mod export;
 mod generate;
 
@@ -35,9 +36,9 @@ enum Command {
     Graph(export::GraphArgs),
     /// Translate an Open Autonomy `fsm_specification.yaml` into `.fsm` source.
     Import(export::ImportArgs),
-    /// Explain a diagnostic code, or list them all.
+    /// Explain a diagnostic code, with a failing example and its fix, or list them all.
     Explain {
-        /// A code (`E0104`) or lint name (`unused_key`); omit to list every code.
+        /// A code (`E0104`) or its name (`unknown_state`), in any case; omit to list every code.
         code: Option<String>,
     },
 }
@@ -46,9 +47,9 @@ enum Command {
 struct CheckArgs {
     /// Spec files or directories (default: the current directory).
     paths: Vec<PathBuf>,
-    /// How to print diagnostics.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    format: Format,
+    /// The old name of `--message-format`, refused with a pointer to the new one.
+    #[arg(long = "format", hide = true, value_name = "FORMAT")]
+    old_format: Option<String>,
     #[command(flatten)]
     common: Common,
     /// Treat warnings as errors.
@@ -56,10 +57,13 @@ struct CheckArgs {
     deny_warnings: bool,
 }
 
-/// The options every command that compiles a spec shares (the diagnostics' format is per command: `check`
-/// calls it `--format`, the commands whose `--format` names their output call it `--message-format`).
+/// The options every command that compiles a spec shares. The diagnostics' format is `--message-format`
+/// everywhere (as in cargo): `--format` names what `export` and `graph` write.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct Common {
+    /// How to print diagnostics: `human`, `json` (one object per line) or `github` (workflow annotations).
+    #[arg(long = "message-format", value_enum, default_value_t = Format::Human)]
+    pub(crate) message_format: Format,
     /// Colour: `auto` colours only a terminal and respects NO_COLOR.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -111,18 +115,54 @@ pub fn run(
             return code;
         }
     };
-    match cli.command {
+    let mut tracked = Tracked { inner: out, error: None };
+    let out = &mut tracked;
+    let code = match cli.command {
         Command::Check(args) => check(args, out, err, stdout_is_tty),
         Command::Gen(args) => generate::run(args, out, err, stdout_is_tty),
         Command::Export(args) => export::export(args, out, err, stdout_is_tty),
         Command::Graph(args) => export::graph(args, out, err, stdout_is_tty),
         Command::Import(args) => export::import(args, out, err, stdout_is_tty),
-        Command::Explain { code } => explain(code.as_deref(), out, err),
+        Command::Explain { code } => explain::run(code.as_deref(), out, err),
+    };
+    // Output that could not be written (a full disk, a closed pipe) is a failure, whatever the command found.
+    let flushed = out.flush();
+    match (tracked.error.take(), flushed) {
+        (Some(e), _) | (None, Err(e)) => {
+            let _ = writeln!(err, "error: cannot write the output: {e}");
+            2
+        }
+        (None, Ok(())) => code,
+    }
+}
+
+/// Standard output that remembers its first write error: commands write with `let _ =`, and the error decides
+/// the exit code once they are done.
+struct Tracked<'a> {
+    inner: &'a mut dyn Write,
+    error: Option<std::io::Error>,
+}
+
+impl Write for Tracked<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.inner.write(buf) {
+            Ok(n) => Ok(n),
+            Err(e) => {
+                let kind = e.kind();
+                self.error.get_or_insert(e);
+                Err(kind.into())
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
     }
 }
 
 pub(crate) fn usage_error(err: &mut dyn Write, message: &str) -> i32 {
-    let _ = writeln!(err, "error: {message}");
+    // Messages quote what the user typed (paths, lint names): nothing from there reaches the terminal raw.
+    let _ = writeln!(err, "error: {}", render::inert(message));
     2
 }
 
@@ -187,8 +227,22 @@ impl Common {
 }
 
 /// Every spec under `path`, sorted; a directory holding a `.fsmcignore` file is skipped (it holds specs that
-/// are meant to fail, such as `specs/invalid/`), unless it is named on the command line.
+/// are meant to fail, such as `specs/invalid/`), unless it is named on the command line. Symbolic links are
+/// followed, but every directory and every file is visited once, by its real path: links that loop back, or two
+/// links to one file, cannot make the walk endless or count a spec twice.
 pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    walk(path, out, &mut seen)
+}
+
+fn walk(
+    path: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::BTreeSet<PathBuf>,
+) -> std::io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(path)?) {
+        return Ok(());
+    }
     let mut entries: Vec<_> = std::fs::read_dir(path)?
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -201,10 +255,14 @@ pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()>
         }
         if p.is_dir() {
             if !p.join(".fsmcignore").exists() {
-                collect_specs(&p, out)?;
+                walk(&p, out, seen)?;
             }
         } else if is_spec_name(name) {
-            out.push(p);
+            // A dangling link has no real path: keep it, so that reading it reports why it is unusable.
+            let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+            if seen.insert(real) {
+                out.push(p);
+            }
         }
     }
     Ok(())
@@ -217,6 +275,14 @@ fn is_spec_name(name: &str) -> bool {
 }
 
 fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
+    if let Some(f) = &args.old_format {
+        return usage_error(
+            err,
+            &format!(
+                "`--format` names what `export` and `graph` write; for diagnostics use `--message-format {f}`"
+            ),
+        );
+    }
     let mut opts = match args.common.options(err) {
         Ok(o) => o,
         Err(code) => return code,
@@ -256,103 +322,72 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
             files.push(p.clone());
         }
     }
-    let mut status = 0;
-    let mut all: Vec<Diagnostic> = Vec::new();
-    let mut printed = std::collections::BTreeSet::new();
-    for f in &files {
-        let compilation = match driver::compile(f, &opts) {
-            Ok(c) => c,
-            Err(e) => {
-                let _ = writeln!(err, "error[{}]: {}: {}", Code::Io.id(), e.path, e.message);
-                status = 2;
-                continue;
-            }
-        };
-        // A file imported by several specs is checked with each; report each finding once.
-        let fresh: Vec<Diagnostic> = compilation
-            .diagnostics
+    // Every file is checked in one compilation, so a file that several others import is read and checked
+    // once: the work stays linear in the files. The directories given (and the directories of the files given)
+    // are where imports may resolve, unless search paths widen that.
+    if opts.load.roots.is_empty() {
+        opts.load.roots = paths
             .iter()
-            .filter(|d| {
-                let file = d
-                    .primary
-                    .as_ref()
-                    .and_then(|p| compilation.sources.get(p.span.file))
-                    .map(|f| f.name.clone());
-                printed.insert((
-                    file,
-                    d.primary.as_ref().map(|p| (p.span.start, p.span.end)),
-                    d.code,
-                    d.message.clone(),
-                ))
+            .map(|p| {
+                if p.is_dir() {
+                    p.clone()
+                } else {
+                    crate::loader::absolute(p)
+                        .parent()
+                        .map(Path::to_path_buf)
+                        .unwrap_or_default()
+                }
             })
-            .cloned()
             .collect();
-        let shown = Compilation {
-            diagnostics: fresh.clone(),
-            ..compilation
-        };
-        let _ = out.write_all(args.common.render(&shown, args.format, tty).as_bytes());
-        all.extend(fresh);
     }
+    let (compilation, unreadable_files) = driver::compile_all(&files, &opts);
+    let mut status = 0;
+    let unreadable = unreadable_files.len();
+    for (f, e) in &unreadable_files {
+        // The path as the user wrote it (or as the directory walk found it), not as the loader resolved it.
+        let io = Diagnostic::new(Code::Io, format!("{}: {}", f.display(), e.message));
+        match args.common.message_format {
+            Format::Human => {
+                let _ = writeln!(err, "error[{}]: {}", Code::Io.id(), render::inert(&io.message));
+            }
+            Format::Json => {
+                let _ = out.write_all(render::json(&Default::default(), &[io]).as_bytes());
+            }
+            Format::Github => {
+                let _ = out.write_all(render::github(&Default::default(), &[io]).as_bytes());
+            }
+        }
+        status = 2;
+    }
+    let _ = out.write_all(
+        args.common
+            .render(&compilation, args.common.message_format, tty)
+            .as_bytes(),
+    );
+    let all = compilation.diagnostics;
     if all.iter().any(Diagnostic::is_error) && status == 0 {
         status = 1;
     }
-    if args.format == Format::Human {
-        let verdict = if all.is_empty() {
-            "ok".to_string()
-        } else {
-            render::summary(&all)
-        };
-        let _ = writeln!(
-            err,
-            "fsmc: checked {} spec{}: {verdict}",
-            files.len(),
-            if files.len() == 1 { "" } else { "s" }
+    if args.common.message_format == Format::Human {
+        let checked = files.len().saturating_sub(unreadable);
+        let mut line = format!(
+            "fsmc: checked {checked} spec{}",
+            if checked == 1 { "" } else { "s" }
         );
+        if checked > 0 {
+            line.push_str(": ");
+            line.push_str(&if all.is_empty() {
+                "ok".to_string()
+            } else {
+                render::summary(&all)
+            });
+        }
+        if unreadable > 0 {
+            line.push_str(&format!(
+                "; {unreadable} could not be read",
+            ));
+        }
+        let _ = writeln!(err, "{line}");
     }
     status
-}
-
-fn explain(code: Option<&str>, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    match code {
-        None => {
-            for c in Code::ALL {
-                let level = match c.default_level() {
-                    None => "error",
-                    Some(Level::Deny) => "lint, deny",
-                    Some(Level::Warn) => "lint, warn",
-                    Some(Level::Allow) => "lint, allow",
-                };
-                let _ = writeln!(
-                    out,
-                    "{}  {:<32} {:<12} {}",
-                    c.id(),
-                    c.name(),
-                    level,
-                    c.summary()
-                );
-            }
-            0
-        }
-        Some(name) => match Code::lookup(name) {
-            Some(c) => {
-                let _ = writeln!(out, "{} ({}): {}", c.id(), c.name(), c.summary());
-                match c.default_level() {
-                    None => {
-                        let _ = writeln!(out, "An error: it cannot be allowed.");
-                    }
-                    Some(l) => {
-                        let _ = writeln!(
-                            out,
-                            "A lint, {l:?} by default: change it with `#![allow({})]` in a spec or `-A {}`.",
-                            c.name(),
-                            c.id()
-                        );
-                    }
-                }
-                0
-            }
-            None => usage_error(err, &format!("unknown code `{name}`")),
-        },
-    }
 }

@@ -108,6 +108,7 @@ fn state_list<'a>(m: &'a Machine, pick: impl Fn(&crate::model::State) -> bool + 
 }
 
 fn state_impl(m: &Machine) -> TokenStream {
+    let parse = by_name("State", "state", m.name.as_str());
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let all = state_list(m, |_| true);
     let starts = state_list(m, |s| s.start);
@@ -186,10 +187,42 @@ fn state_impl(m: &Machine) -> TokenStream {
                 f.write_str(self.name())
             }
         }
+
+        #parse
+    }
+}
+
+/// `FromStr`, `TryFrom<&str>` and (with the runtime's `serde` feature) serde, all by spec name.
+fn by_name(ty: &str, kind: &str, machine: &str) -> TokenStream {
+    let id = Ident::new(ty, Span::call_site());
+    quote! {
+        #[automatically_derived]
+        impl ::core::str::FromStr for #id {
+            type Err = ::fsmc_runtime::UnknownName;
+            // `Self::Err` would be ambiguous with a variant named `Err`: the type is named in full.
+            fn from_str(name: &str) -> ::core::result::Result<Self, ::fsmc_runtime::UnknownName> {
+                #id::from_name(name).ok_or_else(|| ::fsmc_runtime::UnknownName {
+                    kind: #kind,
+                    machine: #machine,
+                    name: ::std::string::ToString::to_string(name),
+                })
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::convert::TryFrom<&str> for #id {
+            type Error = ::fsmc_runtime::UnknownName;
+            fn try_from(name: &str) -> ::core::result::Result<Self, ::fsmc_runtime::UnknownName> {
+                ::core::str::FromStr::from_str(name)
+            }
+        }
+
+        ::fsmc_runtime::__serde_by_name!(#id);
     }
 }
 
 fn event_impl(m: &Machine) -> TokenStream {
+    let parse = by_name("Event", "event", m.name.as_str());
     let n = proc_macro2::Literal::usize_unsuffixed(m.events.len());
     let no_events = m.events.is_empty();
     let all: Vec<Ident> = m.events.iter().map(|e| variant(&e.name.text)).collect();
@@ -258,6 +291,8 @@ fn event_impl(m: &Machine) -> TokenStream {
                 f.write_str(self.name())
             }
         }
+
+        #parse
     }
 }
 
@@ -279,9 +314,17 @@ fn transitions(m: &Machine) -> TokenStream {
     out
 }
 
-/// The dense table and `next`, for machines whose transitions do not depend on guards.
+/// Up to this many cells (states × events), `next` indexes a dense table; beyond, the table would grow with
+/// states × events instead of transitions (a 3000 × 3000 machine is nine million cells), so `next` searches
+/// each event's sorted list of transitions instead: code and memory in proportion to the transitions.
+pub const DENSE_TABLE_LIMIT: usize = 1 << 16;
+
+/// The table and `next`, for machines whose transitions do not depend on guards.
 fn table(m: &Machine) -> TokenStream {
     let (ns, ne) = (m.states.len(), m.events.len());
+    if ns.saturating_mul(ne) > DENSE_TABLE_LIMIT {
+        return sparse_table(m);
+    }
     let (ns_lit, ne_lit) = (Literal::usize_unsuffixed(ns), Literal::usize_unsuffixed(ne));
     // Indexed `TABLE[event][state]`: the state is the value each lookup depends on, and keeping the row
     // multiplication on the event (known from the input) takes it off that dependency chain.
@@ -335,6 +378,7 @@ fn table(m: &Machine) -> TokenStream {
                         state: self,
                         event,
                         accepted: self.accepted(),
+                        guarded: false,
                     }),
                 }
             }
@@ -409,14 +453,14 @@ fn hooks(m: &Machine, guarded: bool) -> TokenStream {
             let conds = t.guards.iter().map(|g| {
                 let id = snake(&g.name.text);
                 if g.negated {
-                    quote! { !hooks.#id(self, event) }
+                    quote! { !Hooks::#id(hooks, self, event) }
                 } else {
-                    quote! { hooks.#id(self, event) }
+                    quote! { Hooks::#id(hooks, self, event) }
                 }
             });
             let acts = t.actions.iter().map(|a| {
                 let id = snake(&a.text);
-                quote! { hooks.#id(self, event, State::#to); }
+                quote! { Hooks::#id(hooks, self, event, State::#to); }
             });
             if t.guards.is_empty() {
                 quote! {
@@ -454,7 +498,74 @@ fn hooks(m: &Machine, guarded: bool) -> TokenStream {
                     #(#arms)*
                     _ => {}
                 }
-                ::core::result::Result::Err(::fsmc_runtime::InvalidTransition { state: self, event, accepted: self.accepted() })
+                // Reaching here with an event the state accepts means every transition on it was guarded and refused.
+                ::core::result::Result::Err(::fsmc_runtime::InvalidTransition { state: self, event, accepted: self.accepted(), guarded: self.accepted().contains(&event) })
+            }
+        }
+    }
+}
+
+/// `next` for a large machine: per event, its transitions sorted by source state, found by binary search.
+fn sparse_table(m: &Machine) -> TokenStream {
+    let ne = m.events.len();
+    let ne_lit = Literal::usize_unsuffixed(ne);
+    let mut rows: Vec<Vec<(usize, crate::model::StateId)>> = vec![Vec::new(); ne];
+    for t in &m.transitions {
+        if let Some(e) = t.event {
+            rows[e.index()].push((t.from.index(), t.to));
+        }
+    }
+    let rows = rows.iter_mut().map(|row| {
+        // Sorted by source; one target per (state, event) as in the dense table (the first written).
+        row.sort_by_key(|(from, _)| *from);
+        row.dedup_by_key(|(from, _)| *from);
+        let pairs = row.iter().map(|(from, to)| {
+            let (f, t) = (
+                variant(&m.states[*from].name.text),
+                variant(&m.state(*to).name.text),
+            );
+            quote! { (State::#f, State::#t) }
+        });
+        quote! { &[#(#pairs),*] }
+    });
+    quote! {
+        /// The transitions of each event, sorted by source state: `ROWS[event]` holds `(from, to)` pairs.
+        static ROWS: [&[(State, State)]; #ne_lit] = [#(#rows),*];
+
+        impl State {
+            /// The state `event` leads to from here, or an error naming this state and the events it accepts.
+            ///
+            /// A binary search in the event's transitions: no allocation, and code in proportion to the
+            /// transitions rather than to states × events.
+            #[inline]
+            pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                let row = ROWS[event as usize];
+                match row.binary_search_by_key(&(self as usize), |(from, _)| *from as usize) {
+                    ::core::result::Result::Ok(i) => match row.get(i) {
+                        ::core::option::Option::Some((_, to)) => ::core::result::Result::Ok(*to),
+                        ::core::option::Option::None => ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::for_state(self, event)),
+                    },
+                    ::core::result::Result::Err(_) => ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::for_state(self, event)),
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::fsmc_runtime::Machine for State {
+            type Event = Event;
+            const ALL: &'static [State] = State::ALL;
+
+            fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                State::next(self, event)
+            }
+            fn is_final(self) -> bool {
+                State::is_final(self)
+            }
+            fn accepted(self) -> &'static [Event] {
+                State::accepted(self)
+            }
+            fn name(self) -> &'static str {
+                State::name(self)
             }
         }
     }

@@ -10,6 +10,8 @@ mod docs;
 mod machine;
 mod profiles;
 
+pub use machine::DENSE_TABLE_LIMIT;
+
 use crate::ident;
 use crate::model::{Checked, Item, Machine, Spec};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -32,16 +34,79 @@ pub fn generate(checked: &Checked) -> TokenStream {
             }
         });
     }
-    out
+    clean_docs(out)
 }
 
-/// Generated code as formatted Rust source, as `fsmc gen` writes it (without the header).
-pub fn format(tokens: TokenStream) -> String {
-    match syn::parse2::<syn::File>(tokens.clone()) {
-        Ok(file) => prettyplease::unparse(&file),
-        // Unreachable for tokens this module builds; fall back to the raw tokens rather than panic.
-        Err(_) => tokens.to_string(),
+/// Doc text comes from the spec (its comments, its names). A formatter writes `#[doc = "…"]` as `///` comments,
+/// where a control character would reach the terminal raw and a bidirectional override (U+202E) is an error
+/// for rustc: every such character in doc text is written as its visible `\u{…}` escape instead.
+fn clean_docs(tokens: TokenStream) -> TokenStream {
+    use proc_macro2::{Group, Literal, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Group(g) => {
+                let is_doc = matches!(
+                    (i.checked_sub(1).and_then(|j| trees.get(j)), g.delimiter()),
+                    (Some(TokenTree::Punct(p)), proc_macro2::Delimiter::Bracket) if p.as_char() == '#'
+                );
+                let inner = if is_doc {
+                    clean_doc_attribute(g.stream())
+                } else {
+                    clean_docs(g.stream())
+                };
+                let mut cleaned = Group::new(g.delimiter(), inner);
+                cleaned.set_span(g.span());
+                out.push(TokenTree::Group(cleaned));
+            }
+            other => out.push(other.clone()),
+        }
     }
+    // Only `doc = "…"` attribute bodies are rewritten, so the literal below is a doc string.
+    fn clean_doc_attribute(body: TokenStream) -> TokenStream {
+        let trees: Vec<TokenTree> = body.into_iter().collect();
+        let is_doc = matches!(trees.first(), Some(TokenTree::Ident(id)) if id == "doc");
+        trees
+            .into_iter()
+            .map(|t| match t {
+                TokenTree::Literal(lit) if is_doc => {
+                    match syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()) {
+                        Ok(s) => {
+                            let text: String = s
+                                .value()
+                                .chars()
+                                .map(|c| {
+                                    if c.is_control() || is_bidi(c) {
+                                        c.escape_unicode().to_string()
+                                    } else {
+                                        c.to_string()
+                                    }
+                                })
+                                .collect();
+                            TokenTree::Literal(Literal::string(&text))
+                        }
+                        Err(_) => TokenTree::Literal(lit),
+                    }
+                }
+                other => other,
+            })
+            .collect()
+    }
+    out.into_iter().collect()
+}
+
+/// Characters that reorder text when displayed (rustc refuses them in comments and literals).
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Generated code as formatted Rust source, as `fsmc gen` writes it (without the header). Code that does not
+/// parse as Rust is a bug of the generator, reported as such rather than written out unformatted.
+pub fn format(tokens: TokenStream) -> Result<String, String> {
+    syn::parse2::<syn::File>(tokens)
+        .map(|file| prettyplease::unparse(&file))
+        .map_err(|e| format!("the generated code is not valid Rust ({e})"))
 }
 
 /// A skeleton for a spec with errors: the modules with their `State` and `Event` enums, so user code that names

@@ -615,7 +615,7 @@ fn replicated(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
     });
     let acts = rounds.iter().map(|r| {
         let (sv, method) = (&r.state, &r.method);
-        quote! { State::#sv => ::fsmc_runtime::app::encode(&agent.#method(ctx)) }
+        quote! { State::#sv => ::fsmc_runtime::app::encode(&Behaviour::#method(agent, ctx)) }
     });
     let has_finals = m.states.iter().any(|s| s.is_final);
     let act_rest =
@@ -777,7 +777,7 @@ fn behaviour(m: &Machine) -> TokenStream {
     });
     let arms = states.iter().map(|s| {
         let (v, id) = (variant(&s.name.text), snake(&s.name.text));
-        quote! { State::#v => behaviour.#id() }
+        quote! { State::#v => Behaviour::#id(behaviour) }
     });
     let (bound, fire) = if hooked {
         (
@@ -999,7 +999,7 @@ fn staged(m: &Machine) -> TokenStream {
     });
     let arms = handlers.iter().map(|s| {
         let (v, id) = (variant(&s.name.text), snake(&s.name.text));
-        quote! { State::#v => state.goto(handlers.#id()) }
+        quote! { State::#v => state.goto(Handlers::#id(handlers)) }
     });
     let automatic = quote! {
         match state.next_stages() {

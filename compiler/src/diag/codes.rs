@@ -80,6 +80,7 @@ codes! {
     YamlDuplicateKey = "E0013", "yaml_duplicate_key", error, "a YAML mapping repeats a key (YAML silently keeps the last)";
     YamlTransitionKey = "E0014", "yaml_bad_transition_key", error, "a transition key is not of the form `(State, EVENT)`";
     DuplicateProperty = "E0015", "duplicate_property", error, "a property is given twice";
+    InvalidType = "E0016", "invalid_type", error, "a type in a spec is not a plain type, or names a generated item";
     // Names.
     DuplicateState = "E0101", "duplicate_state", error, "a state is declared twice";
     DuplicateEvent = "E0102", "duplicate_event", error, "an event is declared twice";
@@ -173,7 +174,110 @@ impl Code {
     pub fn is_lint(self) -> bool {
         self.default_level().is_some()
     }
+
+    /// The long explanation `fsmc explain CODE` prints, in Markdown: what the rule is and why it exists, an
+    /// erroneous example and its fix (the first two fenced blocks tagged `fsm` or `yaml`, which
+    /// `compiler/tests/explain.rs` compiles). Empty only for a code missing from the table below, which that
+    /// test forbids.
+    pub fn explanation(self) -> &'static str {
+        EXPLANATIONS
+            .iter()
+            .find(|(code, _)| *code == self)
+            .map_or("", |(_, text)| text)
+    }
 }
+
+/// One Markdown file per code in `explain/`, compiled in so `fsmc explain` reads no files at run time. A table
+/// rather than a match, so that adding a code fails a test (every code has an explanation) instead of the build.
+/// One line per code, like the catalogue above.
+#[rustfmt::skip]
+const EXPLANATIONS: &[(Code, &str)] = &[
+    (Code::Syntax, include_str!("explain/E0001.md")),
+    (Code::Io, include_str!("explain/E0002.md")),
+    (Code::ImportOutsideRoots, include_str!("explain/E0003.md")),
+    (Code::ImportCycle, include_str!("explain/E0004.md")),
+    (Code::ImportNotFound, include_str!("explain/E0005.md")),
+    (Code::ImportAmbiguous, include_str!("explain/E0006.md")),
+    (Code::UnknownProperty, include_str!("explain/E0007.md")),
+    (Code::BadPropertyValue, include_str!("explain/E0008.md")),
+    (Code::UnknownLint, include_str!("explain/E0009.md")),
+    (Code::InvalidDuration, include_str!("explain/E0010.md")),
+    (Code::YamlSyntax, include_str!("explain/E0011.md")),
+    (Code::YamlSchema, include_str!("explain/E0012.md")),
+    (Code::YamlDuplicateKey, include_str!("explain/E0013.md")),
+    (Code::YamlTransitionKey, include_str!("explain/E0014.md")),
+    (Code::DuplicateProperty, include_str!("explain/E0015.md")),
+    (Code::InvalidType, include_str!("explain/E0016.md")),
+    (Code::DuplicateState, include_str!("explain/E0101.md")),
+    (Code::DuplicateEvent, include_str!("explain/E0102.md")),
+    (Code::DuplicateItem, include_str!("explain/E0103.md")),
+    (Code::UnknownState, include_str!("explain/E0104.md")),
+    (Code::UnknownEvent, include_str!("explain/E0105.md")),
+    (Code::UnknownMachine, include_str!("explain/E0106.md")),
+    (Code::DuplicateKey, include_str!("explain/E0107.md")),
+    (Code::UnknownKey, include_str!("explain/E0108.md")),
+    (Code::UnknownKind, include_str!("explain/E0109.md")),
+    (Code::UnknownRole, include_str!("explain/E0110.md")),
+    (Code::NameCollision, include_str!("explain/E0111.md")),
+    (Code::ReservedName, include_str!("explain/E0112.md")),
+    (Code::NoDefaultStart, include_str!("explain/E0201.md")),
+    (Code::MultipleDefaultStarts, include_str!("explain/E0202.md")),
+    (Code::StartIsFinal, include_str!("explain/E0203.md")),
+    (Code::TransitionFromFinal, include_str!("explain/E0204.md")),
+    (Code::DuplicateTransition, include_str!("explain/E0205.md")),
+    (Code::ConflictingTransition, include_str!("explain/E0206.md")),
+    (Code::EmptyMachine, include_str!("explain/E0207.md")),
+    (Code::NoTransitions, include_str!("explain/E0208.md")),
+    (Code::DefaultNotStart, include_str!("explain/E0209.md")),
+    (Code::UnlistedState, include_str!("explain/E0210.md")),
+    (Code::UnreachableState, include_str!("explain/E0301.md")),
+    (Code::DeadEnd, include_str!("explain/E0302.md")),
+    (Code::NoPathToFinal, include_str!("explain/W0303.md")),
+    (Code::UnusedEvent, include_str!("explain/E0304.md")),
+    (Code::EventNeverHandled, include_str!("explain/W0305.md")),
+    (Code::MissingRoundEvent, include_str!("explain/E0401.md")),
+    (Code::MultipleTimeouts, include_str!("explain/E0402.md")),
+    (Code::OnlyTimeouts, include_str!("explain/E0403.md")),
+    (Code::FinalNotDegenerate, include_str!("explain/E0404.md")),
+    (Code::DegenerateNotFinal, include_str!("explain/E0405.md")),
+    (Code::BadOutcome, include_str!("explain/E0406.md")),
+    (Code::BadRoundWrites, include_str!("explain/E0407.md")),
+    (Code::BadRoundRole, include_str!("explain/E0408.md")),
+    (Code::TooFewMachines, include_str!("explain/E0501.md")),
+    (Code::MachineUsedTwice, include_str!("explain/E0502.md")),
+    (Code::MappingFromNonFinal, include_str!("explain/E0503.md")),
+    (Code::MappingToNonStart, include_str!("explain/E0504.md")),
+    (Code::SharedState, include_str!("explain/E0505.md")),
+    (Code::TimeoutMismatch, include_str!("explain/E0506.md")),
+    (Code::SharedEvent, include_str!("explain/W0507.md")),
+    (Code::PreconditionUnmet, include_str!("explain/E0508.md")),
+    (Code::DuplicateMapping, include_str!("explain/E0509.md")),
+    (Code::ComposedCheck, include_str!("explain/E0510.md")),
+    (Code::KeyTypeMismatch, include_str!("explain/E0511.md")),
+    (Code::ReadBeforeWrite, include_str!("explain/E0601.md")),
+    (Code::PostconditionUnmet, include_str!("explain/E0602.md")),
+    (Code::ConditionOnWrongState, include_str!("explain/E0603.md")),
+    (Code::ConditionOverlap, include_str!("explain/E0604.md")),
+    (Code::DefaultKeyAsCondition, include_str!("explain/E0605.md")),
+    (Code::UnusedKey, include_str!("explain/W0606.md")),
+    (Code::KeeperNotElected, include_str!("explain/E0607.md")),
+    (Code::GenieMissingType, include_str!("explain/E0701.md")),
+    (Code::GenieMissingTemplate, include_str!("explain/E0702.md")),
+    (Code::RedundantPersistence, include_str!("explain/W0703.md")),
+    (Code::DialogueRoles, include_str!("explain/E0801.md")),
+    (Code::PerformativeWithoutRole, include_str!("explain/E0802.md")),
+    (Code::NoInitiation, include_str!("explain/E0803.md")),
+    (Code::NoTermination, include_str!("explain/E0804.md")),
+    (Code::PerformativeUnreachable, include_str!("explain/E0805.md")),
+    (Code::PerformativeCannotTerminate, include_str!("explain/E0806.md")),
+    (Code::SameRoleReply, include_str!("explain/E0807.md")),
+    (Code::StageNextCount, include_str!("explain/E0901.md")),
+    (Code::EventInStaged, include_str!("explain/E0902.md")),
+    (Code::DirectTransition, include_str!("explain/E0903.md")),
+    (Code::NoAgents, include_str!("explain/E0904.md")),
+    (Code::StateNaming, include_str!("explain/W1001.md")),
+    (Code::AppNaming, include_str!("explain/W1002.md")),
+];
 
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -7,10 +7,54 @@ use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabe
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, Config};
 
-fn files(map: &SourceMap) -> SimpleFiles<&str, &str> {
+/// Whether a character must not reach a terminal as it is: a control character (an escape sequence starts
+/// with one) or a bidirectional override, which reorders what the reader sees.
+fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Spec text shown in a snippet, made inert: each unsafe character becomes printable characters of the same
+/// byte length (`?`, or U+FFFD for three bytes), so every span still points at the same bytes.
+fn inert_source(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if !is_unsafe(c) {
+            out.push(c);
+        } else if c.len_utf8() == 3 {
+            out.push('\u{FFFD}');
+        } else {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Message text (which may quote spec names) made inert: each unsafe character is written as its escape.
+pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| {
+                if is_unsafe(c) {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
+fn files(map: &SourceMap) -> SimpleFiles<String, std::borrow::Cow<'_, str>> {
     let mut files = SimpleFiles::new();
     for (_, f) in map.files() {
-        files.add(f.name.as_str(), f.text.as_str());
+        files.add(inert(&f.name).into_owned(), inert_source(&f.text));
     }
     files
 }
@@ -23,20 +67,20 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
     let mut labels = Vec::new();
     if let Some(p) = &d.primary {
         labels.push(
-            CsLabel::primary(p.span.file.0 as usize, p.span.range()).with_message(&p.message),
+            CsLabel::primary(p.span.file.0 as usize, p.span.range()).with_message(inert(&p.message)),
         );
     }
     for s in &d.secondary {
         labels.push(
-            CsLabel::secondary(s.span.file.0 as usize, s.span.range()).with_message(&s.message),
+            CsLabel::secondary(s.span.file.0 as usize, s.span.range()).with_message(inert(&s.message)),
         );
     }
-    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {n}")).collect();
+    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {}", inert(n))).collect();
     if let Some(h) = &d.help {
-        notes.push(format!("help: {h}"));
+        notes.push(format!("help: {}", inert(h)));
     }
     base.with_code(d.code.id())
-        .with_message(&d.message)
+        .with_message(inert(&d.message))
         .with_labels(labels)
         .with_notes(notes)
 }
@@ -152,7 +196,7 @@ pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
                 "file": loc.as_ref().map(|l| l.file),
                 "line": loc.as_ref().map(|l| l.line),
                 "column": loc.as_ref().map(|l| l.column),
-                "message": l.message,
+                "message": inert(&l.message),
             })
         };
         let value = serde_json::json!({
@@ -164,10 +208,10 @@ pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
             "column": loc.as_ref().map(|l| l.column),
             "end_line": loc.as_ref().map(|l| l.end_line),
             "end_column": loc.as_ref().map(|l| l.end_column),
-            "message": d.message,
+            "message": inert(&d.message),
             "labels": d.primary.iter().chain(&d.secondary).map(label).collect::<Vec<_>>(),
-            "help": d.help,
-            "notes": d.notes,
+            "help": d.help.as_deref().map(inert),
+            "notes": d.notes.iter().map(|n| inert(n)).collect::<Vec<_>>(),
         });
         out.push_str(&value.to_string());
         out.push('\n');
@@ -195,10 +239,10 @@ pub fn github(map: &SourceMap, diags: &[Diagnostic]) -> String {
             "title={}",
             escape_property(&format!("{} {}", d.code, d.code.name()))
         ));
-        let mut message = d.message.clone();
+        let mut message = inert(&d.message).into_owned();
         if let Some(h) = &d.help {
             message.push_str("\nhelp: ");
-            message.push_str(h);
+            message.push_str(&inert(h));
         }
         out.push_str(&format!(
             "::{kind} {}::{}\n",

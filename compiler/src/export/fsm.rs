@@ -323,7 +323,7 @@ fn string(s: &str) -> String {
 }
 
 /// A duration literal: the largest unit that writes it exactly.
-fn duration(d: Duration) -> String {
+pub(crate) fn duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(3_600_000) && ms > 0 {
         format!("{}h", ms / 3_600_000)

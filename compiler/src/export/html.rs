@@ -3,9 +3,13 @@
 //! transitions, round kind, data keys and docs.
 //!
 //! The diagram is the SVG drawing; the details come from a JSON island the script reads, so the page's
-//! content is plain data and the script is the same for every machine.
+//! content is plain data and the script is the same for every machine. The page opens with the whole
+//! drawing fitted to the space beside the details panel (a drawing too large to read that way opens at a
+//! readable scale on its start). Every text of the spec is made visible ([`super::visible`]; docs keep
+//! their line breaks) and escaped: XML escapes in the markup, and in the JSON island `<` as `\u003c`, so
+//! no text can close the script element or open another.
 
-use super::{Target, xml_escape};
+use super::{Direction, Target, visible, visible_keeping, xml_escape};
 use crate::model::{KeyId, Machine, RoundKind};
 use serde::Serialize;
 
@@ -52,9 +56,9 @@ struct TransitionData {
 }
 
 /// The machine as a standalone HTML page.
-pub fn write(target: &Target<'_>) -> Result<String, String> {
+pub fn write(target: &Target<'_>, direction: Direction) -> Result<String, String> {
     let m = target.machine;
-    let drawing = super::svg::draw(target)?;
+    let drawing = super::svg::draw(target, direction, false)?;
     let page = page(target);
     // `<` is escaped so no text in the data can close the script element.
     let json = serde_json::to_string(&page)
@@ -63,12 +67,13 @@ pub fn write(target: &Target<'_>) -> Result<String, String> {
     let title = xml_escape(m.name.as_str());
     let mut meta = vec![];
     if m.label() != m.name.as_str() {
-        meta.push(format!("label {}", m.label()));
+        meta.push(format!("label {}", visible(m.label())));
     }
     meta.push(format!("{} profile", m.profile.name()));
     meta.push(plural(m.states.len(), "state"));
     meta.push(plural(m.transitions.len(), "transition"));
     if !page.clusters.is_empty() {
+        // Already visible.
         meta.push(format!("composed of {}", page.clusters.join(", ")));
     }
     let (w, h) = (
@@ -105,7 +110,7 @@ fn page(target: &Target<'_>) -> Page {
         .iter()
         .enumerate()
         .map(|(i, s)| StateData {
-            name: s.name.text.clone(),
+            name: text(&s.name.text),
             kind: kind(s.round, s.genie.map(|g| g.name())),
             start: s.start,
             default: s.default_start,
@@ -116,11 +121,11 @@ fn page(target: &Target<'_>) -> Page {
             writes: keys(m, &s.writes),
             requires: keys(m, &s.requires),
             ensures: keys(m, &s.ensures),
-            docs: s.docs.iter().map(|d| d.trim().to_string()).collect(),
+            docs: s.docs.iter().map(|d| doc(d)).collect(),
             attributes: s
                 .attributes
                 .iter()
-                .map(|(n, v)| (n.text.clone(), v.clone()))
+                .map(|(n, v)| (text(&n.text), v.as_deref().map(doc)))
                 .collect(),
         })
         .collect();
@@ -132,25 +137,35 @@ fn page(target: &Target<'_>) -> Page {
             TransitionData {
                 from: t.from.index(),
                 to: t.to.index(),
-                event: event.map(|e| e.name.text.clone()),
+                event: event.map(|e| text(&e.name.text)),
                 timeout: event
                     .and_then(|e| e.timeout)
-                    .map(|t| format!("{:?}", t.duration)),
+                    .map(|t| super::fsm::duration(t.duration)),
                 guards: t
                     .guards
                     .iter()
-                    .map(|g| format!("{} {}", if g.negated { "unless" } else { "if" }, g.name))
+                    .map(|g| {
+                        format!(
+                            "{} {}",
+                            if g.negated { "unless" } else { "if" },
+                            text(&g.name.text)
+                        )
+                    })
                     .collect(),
-                actions: t.actions.iter().map(|a| a.text.clone()).collect(),
+                actions: t.actions.iter().map(|a| text(&a.text)).collect(),
             }
         })
         .collect();
     Page {
-        name: m.name.text.clone(),
-        label: m.label().to_string(),
+        name: text(&m.name.text),
+        label: text(m.label()),
         profile: m.profile.name(),
-        docs: m.docs.iter().map(|d| d.trim().to_string()).collect(),
-        clusters: target.clusters().into_iter().map(|c| c.name).collect(),
+        docs: m.docs.iter().map(|d| doc(d)).collect(),
+        clusters: target
+            .clusters()
+            .into_iter()
+            .map(|c| text(&c.name))
+            .collect(),
         states,
         transitions,
     }
@@ -167,6 +182,16 @@ fn kind(round: Option<RoundKind>, genie: Option<&str>) -> String {
 
 fn keys(m: &Machine, list: &[(KeyId, crate::source::Span)]) -> Vec<String> {
     list.iter()
-        .filter_map(|(k, _)| m.keys.get(k.index()).map(|k| k.name.text.clone()))
+        .filter_map(|(k, _)| m.keys.get(k.index()).map(|k| text(&k.name.text)))
         .collect()
+}
+
+/// A name for the page data: visible.
+fn text(s: &str) -> String {
+    visible(s).into_owned()
+}
+
+/// A doc comment or free text for the page data: trimmed and visible, keeping its line breaks.
+fn doc(s: &str) -> String {
+    visible_keeping(s.trim(), true).into_owned()
 }

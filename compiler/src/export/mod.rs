@@ -5,6 +5,11 @@
 //! [`Target`]: one machine of the spec, or an app's composed machine together with the machine each of its
 //! states came from, so drawings can show a composed app's parts as clusters. All output is deterministic:
 //! it follows the model's order (or sorts), never a hash order.
+//!
+//! Names and docs come from the spec, which may be hostile: every drawing passes them through [`visible`]
+//! (control characters, bidirectional overrides and the like become a visible `\u{…}`) and then through the
+//! format's own escaping, so no name can break the output's syntax, inject markup or script, or reach a
+//! terminal as an escape sequence.
 
 mod canvas;
 pub mod dot;
@@ -14,6 +19,8 @@ mod layout;
 pub mod mermaid;
 pub mod oa;
 pub mod svg;
+
+use std::borrow::Cow;
 
 use crate::model::{Checked, Item, Machine, MachineId, Spec, StateId};
 
@@ -107,7 +114,7 @@ pub fn select<'a>(checked: &'a Checked, name: Option<&str>) -> Result<Target<'a>
     let listing = || {
         names
             .iter()
-            .map(|n| format!("`{n}`"))
+            .map(|n| format!("`{}`", visible(n)))
             .collect::<Vec<_>>()
             .join(", ")
     };
@@ -123,14 +130,16 @@ pub fn select<'a>(checked: &'a Checked, name: Option<&str>) -> Result<Target<'a>
                 Some(item) => item,
                 None if names.is_empty() => {
                     return Err(format!(
-                        "no machine or app named `{wanted}`: the spec defines none"
+                        "no machine or app named `{}`: the spec defines none",
+                        visible(wanted)
                     ));
                 }
                 None => {
                     let hint = crate::diag::did_you_mean(wanted, names.iter().copied())
-                        .map_or_else(String::new, |h| format!(" ({h})"));
+                        .map_or_else(String::new, |h| format!(" ({})", visible(&h)));
                     return Err(format!(
-                        "no machine or app named `{wanted}` in the spec{hint}; it defines {}",
+                        "no machine or app named `{}` in the spec{hint}; it defines {}",
+                        visible(wanted),
                         listing()
                     ));
                 }
@@ -165,8 +174,60 @@ pub fn select<'a>(checked: &'a Checked, name: Option<&str>) -> Result<Target<'a>
     }
 }
 
-/// Text for an XML/HTML attribute or element body.
+/// Which way a drawing flows: transitions go down the page (the default) or across it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Direction {
+    #[default]
+    TopToBottom,
+    LeftToRight,
+}
+
+/// Whether a character must not reach output as itself: control characters (C0, DEL, C1; they drive
+/// terminals, and XML 1.0 forbids most of them even as references), invisible format characters and
+/// bidirectional controls (they reorder or hide text: U+202E shows a name backwards), line and paragraph
+/// separators, and the non-characters U+FFFE and U+FFFF (not XML characters).
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{FFFE}'
+                | '\u{FFFF}'
+        )
+}
+
+/// Spec text made safe to show: each [`hidden`] character becomes `\u{…}` (its code in hex), so it is seen
+/// instead of acting. Text without such characters is returned as it is.
+pub fn visible(s: &str) -> Cow<'_, str> {
+    visible_keeping(s, false)
+}
+
+/// [`visible`], keeping line breaks and tabs (for docs, shown as preformatted text).
+pub(crate) fn visible_keeping(s: &str, lines: bool) -> Cow<'_, str> {
+    let keep = |c: char| lines && matches!(c, '\n' | '\t');
+    if !s.chars().any(|c| hidden(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if hidden(c) && !keep(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Text for an XML/HTML attribute or element body: [`visible`], then the five XML escapes.
 pub(crate) fn xml_escape(s: &str) -> String {
+    let s = visible(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -181,18 +242,34 @@ pub(crate) fn xml_escape(s: &str) -> String {
     out
 }
 
-/// A transition's label: its event (if any) and guards, as written in `.fsm`.
+/// A transition's label, as written in `.fsm` (unescaped): its event with the timeout's duration, guards,
+/// actions and a persistence override, e.g. `ROUND_TIMEOUT (30s) if ready do log, notify`.
 pub(crate) fn transition_label(m: &Machine, t: &crate::model::Transition) -> String {
-    let mut label = t
-        .event
-        .and_then(|e| m.events.get(e.index()))
-        .map_or_else(String::new, |e| e.name.text.clone());
-    for g in &t.guards {
-        if !label.is_empty() {
-            label.push(' ');
-        }
-        label.push_str(if g.negated { "unless " } else { "if " });
-        label.push_str(&g.name.text);
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(e) = t.event.and_then(|e| m.events.get(e.index())) {
+        parts.push(match e.timeout {
+            Some(timeout) => format!("{} ({})", e.name.text, fsm::duration(timeout.duration)),
+            None => e.name.text.clone(),
+        });
     }
-    label
+    for g in &t.guards {
+        parts.push(format!(
+            "{} {}",
+            if g.negated { "unless" } else { "if" },
+            g.name.text
+        ));
+    }
+    if !t.actions.is_empty() {
+        let actions: Vec<&str> = t.actions.iter().map(|a| a.as_str()).collect();
+        parts.push(format!("do {}", actions.join(", ")));
+    }
+    if let Some((p, _)) = t.persist {
+        parts.push(format!("persist {}", p.name()));
+    }
+    parts.join(" ")
+}
+
+/// What kind of state a drawing shows beneath its name: a Genie state's type (`user`, `invoker`).
+pub(crate) fn state_caption(s: &crate::model::State) -> Option<&'static str> {
+    s.genie.map(|g| g.name())
 }

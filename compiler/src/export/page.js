@@ -7,6 +7,8 @@
   const details = document.getElementById("details");
   const full = svg.viewBox.baseVal;
   const home = { x: full.x, y: full.y, w: full.width, h: full.height };
+  // The smallest scale at which the fitted drawing's text is still readable (14px names at 7px).
+  const READABLE = 0.5;
   let view = Object.assign({}, home);
 
   function apply() {
@@ -100,8 +102,11 @@
     if (center && location.hash !== "#" + encodeURIComponent(s.name)) history.replaceState(null, "", "#" + encodeURIComponent(s.name));
     svg.querySelectorAll(".state").forEach(function (g) { g.classList.toggle("selected", Number(g.dataset.state) === i); });
     svg.querySelectorAll(".edge[data-from]").forEach(function (p) {
-      p.classList.toggle("out", Number(p.dataset.from) === i);
-      p.classList.toggle("in", Number(p.dataset.to) === i && Number(p.dataset.from) !== i);
+      const out = Number(p.dataset.from) === i, into = Number(p.dataset.to) === i && !out;
+      p.classList.toggle("out", out);
+      p.classList.toggle("in", into);
+      const label = svg.querySelector('.edge-label[data-edge="' + p.dataset.edge + '"]');
+      if (label) { label.classList.toggle("out", out); label.classList.toggle("in", into); }
     });
     const badges = [];
     if (s.default) badges.push(["default start", "start"]); else if (s.start) badges.push(["start", "start"]);
@@ -143,9 +148,12 @@
   window.addEventListener("hashchange", function () { const i = fromHash(); if (i >= 0) select(i, true); });
   const wanted = fromHash();
   const first = data.states.findIndex(function (s) { return s.default; });
-  // A drawing too large to read when fitted opens at its natural size, on the selected state.
+  // The page opens with the whole drawing fitted to the diagram's area (beside the panel, never under it).
+  // A drawing whose text would then be too small to read (under half its size) opens at a readable scale
+  // instead, on the state shown in the panel; "Fit" still shows everything.
   const box = svg.getBoundingClientRect();
-  const crowded = box.width > 0 && Math.min(box.width / home.w, box.height / home.h) < 0.6;
-  if (crowded) { view.w = box.width; view.h = box.height; }
+  const crowded = box.width > 0 && Math.min(box.width / home.w, box.height / home.h) < READABLE;
+  if (crowded) { view.w = box.width / READABLE; view.h = box.height / READABLE; }
   if (data.states.length) select(wanted >= 0 ? wanted : first >= 0 ? first : 0, wanted >= 0 || crowded);
+  document.body.dataset.ready = "1";
 })();

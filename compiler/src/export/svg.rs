@@ -1,14 +1,20 @@
-//! SVG: the machine laid out in pure Rust by `layout-rs` (a layered, Sugiyama-style layout: no system graphviz)
-//! and drawn by our own render backend, so the markup is stable and carries what the HTML page needs.
+//! SVG: the machine laid out by our own layered layout (`layout.rs`: pure Rust, no system Graphviz) and
+//! written as stable markup that carries what the HTML page needs.
 //!
-//! States are `<g class="state" data-state="i">` groups, transitions `<path class="edge" data-from data-to>`;
-//! parallel transitions between two states share one arrow whose label lists their events. A composed app's
-//! original machines are told apart by fill colour, named in a legend, and framed when their frame would not
-//! overlap another machine's states (the layout does not know about clusters, so it cannot promise that).
+//! States are `<g class="state" data-state="i">` groups (a box, the name, for Genie states their type
+//! beneath it), transitions `<path class="edge" data-edge data-from data-to>`; parallel transitions between
+//! two states share one arrow whose label lists them, one per line (`EVENT (30s) if guard do action`).
+//! Labels are `<text class="edge-label" data-edge>`, placed by the layout where no line, state or other
+//! label is. A start mark points at each start state (solid to the default one, dashed to the others), final
+//! states have a double border, Genie `user` states are rounded pills and `invoker` states square boxes, with
+//! their type beneath the name. A composed app's original machines are told apart by fill colour, named in a
+//! legend, and framed (with their name in the frame) when the frame crosses no other machine's state and no
+//! label, and its name no line, label or state.
 
-use super::canvas::{Canvas, num, text_width};
-use super::{Target, xml_escape};
-use layout::core::geometry::Point;
+use super::canvas::{contains, num, overlaps, path_data, route_boxes, text_width};
+use super::layout::{self, EdgeIn, Graph, NodeIn, Rect, Refusal, Size};
+use super::{Direction, Target, state_caption, xml_escape};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// Fill colours of a composed app's machines, cycled.
@@ -16,16 +22,36 @@ const PALETTE: [&str; 8] = [
     "#dbeafe", "#dcfce7", "#fef3c7", "#fce7f3", "#ede9fe", "#ccfbf1", "#ffedd5", "#e0e7ff",
 ];
 
+/// Text sizes: a state's name, a Genie state's type beneath it, transition labels (and their line
+/// height), cluster names and the title.
+const STATE_FONT: f64 = 14.;
+const CAPTION_FONT: f64 = 11.;
+const EDGE_FONT: f64 = 11.;
+const EDGE_LINE: f64 = 13.;
+const CLUSTER_FONT: f64 = 12.;
+const TITLE_FONT: f64 = 16.;
+/// How far below the top of a line of text its baseline is (the fonts' ascent, 0.93 em).
+const ASCENT: f64 = 0.93;
+/// Padding inside a state's box.
+const PAD_X: f64 = 14.;
+const PAD_Y: f64 = 10.;
+/// The start mark's diameter.
+const MARK: f64 = 14.;
+/// Room around a cluster's states inside its frame, and the height of the frame's name.
+const FRAME_PAD: f64 = 10.;
+const FRAME_TITLE: f64 = 18.;
+
 /// Styles of the standalone document (the HTML page brings its own).
 const STYLE: &str = "text{font-family:Helvetica,Arial,sans-serif;font-size:14px;fill:#111}\
 .state rect{fill:#fff;stroke:#333;stroke-width:1.5}.state.start rect.box{stroke-width:3}.state rect.inner{fill:none}\
+.state.user rect.box{fill:#e0f2fe}.state.invoker rect.box{fill:#fef9c3}.caption{font-size:11px;font-style:italic;fill:#555}\
 .edge{fill:none;stroke:#555;stroke-width:1.3}.start-edge{stroke-dasharray:4 3}.start-edge.default{stroke-dasharray:none}.start-mark{fill:#111}\
-.edge-label{font-size:11px;fill:#333;paint-order:stroke;stroke:#fff;stroke-width:3px}\
+.edge-label{font-size:11px;fill:#333}\
 .cluster{fill:none;stroke:#888;stroke-dasharray:6 4}.cluster-label{font-size:12px;fill:#555}.title{font-size:16px;font-weight:bold}";
 
 /// A drawn machine: the markup of its parts and the size of the whole.
 pub(crate) struct Drawing {
-    /// `<defs>`, clusters, edges, states and labels, in `0 0 width height` coordinates.
+    /// `<defs>`, the title, clusters, edges, states, labels and the legend, in `0 0 width height` coordinates.
     pub body: String,
     pub width: f64,
     pub height: f64,
@@ -34,8 +60,8 @@ pub(crate) struct Drawing {
 }
 
 /// The machine as a standalone SVG document.
-pub fn write(target: &Target<'_>) -> Result<String, String> {
-    let d = draw(target)?;
+pub fn write(target: &Target<'_>, direction: Direction) -> Result<String, String> {
+    let d = draw(target, direction, true)?;
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         out,
@@ -50,112 +76,501 @@ pub fn write(target: &Target<'_>) -> Result<String, String> {
     Ok(out)
 }
 
-/// Lays the machine out and draws it.
-pub(crate) fn draw(target: &Target<'_>) -> Result<Drawing, String> {
+/// One arrow of the drawing: all transitions from one state to another.
+struct Arrow {
+    from: usize,
+    to: usize,
+    labels: Vec<String>,
+}
+
+/// The machine's transitions merged per pair of states, in first-appearance order; labels made visible.
+fn arrows(target: &Target<'_>) -> Vec<Arrow> {
+    let m = target.machine;
+    let mut out: Vec<Arrow> = Vec::new();
+    let mut index: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for t in &m.transitions {
+        let key = (t.from.index(), t.to.index());
+        if key.0 >= m.states.len() || key.1 >= m.states.len() {
+            continue;
+        }
+        let label = super::visible(&super::transition_label(m, t)).into_owned();
+        match index.get(&key) {
+            Some(&k) => out[k].labels.push(label),
+            None => {
+                index.insert(key, out.len());
+                out.push(Arrow {
+                    from: key.0,
+                    to: key.1,
+                    labels: vec![label],
+                });
+            }
+        }
+    }
+    for a in &mut out {
+        a.labels.retain(|l| !l.is_empty());
+    }
+    out
+}
+
+/// A state's box size: its name, and its caption beneath.
+fn state_size(name: &str, caption: Option<&str>) -> Size {
+    let mut w = text_width(name, STATE_FONT, false);
+    let mut h = STATE_FONT * 1.25;
+    if let Some(c) = caption {
+        w = w.max(text_width(c, CAPTION_FONT, false));
+        h += CAPTION_FONT * 1.25;
+    }
+    Size {
+        w: (w + 2. * PAD_X).ceil(),
+        h: (h + 2. * PAD_Y).ceil(),
+    }
+}
+
+/// A label's box: the widest line, one line height per line, a pixel of margin around.
+fn label_size(lines: &[String]) -> Option<Size> {
+    if lines.is_empty() {
+        return None;
+    }
+    let w = lines
+        .iter()
+        .map(|l| text_width(l, EDGE_FONT, false))
+        .fold(0., f64::max);
+    Some(Size {
+        w: (w + 2.).ceil(),
+        h: EDGE_LINE * lines.len() as f64 + 2.,
+    })
+}
+
+/// Lays the machine out and draws it, with the machine's label as a title above when `titled` (the HTML
+/// page has its own header).
+pub(crate) fn draw(
+    target: &Target<'_>,
+    direction: Direction,
+    titled: bool,
+) -> Result<Drawing, String> {
     let m = target.machine;
     let cluster_of = target.cluster_of();
     let clusters = target.clusters();
-    let super::layout::Laid { boxes, mut canvas } = super::layout::lay_out(m, &cluster_of)?;
-
-    // Frames around each composed machine's states, where they do not overlap another machine's states.
-    let mut frames = String::new();
-    for (ci, c) in clusters.iter().enumerate() {
-        let members: Vec<usize> = c.states.iter().map(|s| s.index()).collect();
-        let member = |i: usize| cluster_of.get(i).copied().flatten() == Some(ci);
-        let (mut lo, mut hi) = (
-            Point::new(f64::MAX, f64::MAX),
-            Point::new(f64::MIN, f64::MIN),
-        );
-        for &i in &members {
-            lo = Point::new(lo.x.min(boxes[i].0.x - 12.), lo.y.min(boxes[i].0.y - 26.));
-            hi = Point::new(hi.x.max(boxes[i].1.x + 12.), hi.y.max(boxes[i].1.y + 12.));
-        }
-        let overlaps = boxes.iter().enumerate().any(|(i, b)| {
-            !member(i) && b.0.x < hi.x && b.1.x > lo.x && b.0.y < hi.y && b.1.y > lo.y
+    let n = m.states.len();
+    let names: Vec<String> = m
+        .states
+        .iter()
+        .map(|s| super::visible(s.name.as_str()).into_owned())
+        .collect();
+    let mut graph = Graph::default();
+    for (i, s) in m.states.iter().enumerate() {
+        graph.nodes.push(NodeIn {
+            size: state_size(&names[i], state_caption(s)),
+            cluster: cluster_of.get(i).copied().flatten(),
         });
-        if members.is_empty() || overlaps {
-            continue;
-        }
-        canvas.grow(lo);
-        canvas.grow(hi);
+    }
+    let arrows = arrows(target);
+    for a in &arrows {
+        graph.edges.push(EdgeIn {
+            from: a.from,
+            to: a.to,
+            label: label_size(&a.labels),
+        });
+    }
+    // A start mark for each start state, with an arrow into it (the default one first): one mark for all
+    // would send long arrows across the drawing to start states far from the first.
+    let mut starts: Vec<(usize, bool)> = m
+        .start_states()
+        .map(|s| (s.index(), m.state(s).default_start))
+        .filter(|(s, _)| *s < n)
+        .collect();
+    starts.sort_by_key(|&(s, default)| (!default, s));
+    for (j, &(s, _)) in starts.iter().enumerate() {
+        graph.nodes.push(NodeIn {
+            size: Size { w: MARK, h: MARK },
+            cluster: None,
+        });
+        graph.roots.push(n + j);
+        graph.edges.push(EdgeIn {
+            from: n + j,
+            to: s,
+            label: None,
+        });
+    }
+    graph.roots.extend(starts.iter().map(|&(s, _)| s));
+    let laid = layout::lay_out(&graph, direction).map_err(|refusal| match refusal {
+        Refusal::TooLarge { layered } => format!(
+            "`{}` is too large to draw as SVG or HTML ({n} states, {} transitions: its layered layout would \
+             have {layered} nodes, the limit is {}); draw it with `--format dot` (Graphviz) or `--format mermaid`",
+            super::visible(m.name.as_str()),
+            m.transitions.len(),
+            layout::MAX_LAYERED
+        ),
+    })?;
+
+    let mut edges = String::new();
+    let mut labels = String::new();
+    let mut label_boxes: Vec<Rect> = Vec::new();
+    let mut line_boxes: Vec<Rect> = Vec::new();
+    for (k, a) in arrows.iter().enumerate() {
+        let Some(r) = laid.edges.get(k) else { continue };
+        line_boxes.extend(route_boxes(r));
         let _ = writeln!(
-            frames,
-            "<g class=\"cluster-frame\" data-cluster=\"{ci}\"><rect class=\"cluster\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\"/><text class=\"cluster-label\" x=\"{}\" y=\"{}\">{}</text></g>",
-            num(lo.x),
-            num(lo.y),
-            num(hi.x - lo.x),
-            num(hi.y - lo.y),
-            num(lo.x + 8.),
-            num(lo.y + 16.),
-            xml_escape(&c.name)
+            edges,
+            "<path class=\"edge\" data-edge=\"{k}\" data-from=\"{}\" data-to=\"{}\" d=\"{}\" marker-end=\"url(#fsmc-arrow)\"/>",
+            a.from,
+            a.to,
+            path_data(r)
+        );
+        if let Some(b) = r.label {
+            label_boxes.push(b);
+            let mut tspans = String::new();
+            for (j, line) in a.labels.iter().enumerate() {
+                let _ = write!(
+                    tspans,
+                    "<tspan x=\"{}\" y=\"{}\">{}</tspan>",
+                    num(b.x + 1.),
+                    num(b.y + 1. + EDGE_LINE * j as f64 + EDGE_FONT * ASCENT),
+                    xml_escape(line)
+                );
+            }
+            let _ = writeln!(
+                labels,
+                "<text class=\"edge-label\" data-edge=\"{k}\">{tspans}</text>"
+            );
+        }
+    }
+    for (j, &(s, default)) in starts.iter().enumerate() {
+        let Some(r) = laid.edges.get(arrows.len() + j) else {
+            continue;
+        };
+        line_boxes.extend(route_boxes(r));
+        let _ = writeln!(
+            edges,
+            "<path class=\"edge start-edge{}\" data-to=\"{s}\" d=\"{}\" marker-end=\"url(#fsmc-arrow)\"/>",
+            if default { " default" } else { "" },
+            path_data(r)
         );
     }
-    Ok(assemble(target, &canvas, &frames, &clusters))
+
+    let mut states = String::new();
+    for (i, s) in m.states.iter().enumerate() {
+        let Some(b) = laid.nodes.get(i) else { continue };
+        let mut class = String::from("state");
+        for (flag, word) in [
+            (s.start, " start"),
+            (s.default_start, " default"),
+            (s.is_final, " final"),
+        ] {
+            if flag {
+                class.push_str(word);
+            }
+        }
+        let caption = state_caption(s);
+        if let Some(c) = caption {
+            let _ = write!(class, " {c}");
+        }
+        if let Some(c) = cluster_of.get(i).copied().flatten() {
+            let _ = write!(class, " c{c}");
+        }
+        let radius = if caption == Some("user") {
+            b.h / 2.
+        } else if caption == Some("invoker") {
+            1.
+        } else {
+            6.
+        };
+        let _ = write!(
+            states,
+            "<g class=\"{class}\" data-state=\"{i}\" data-name=\"{}\"><rect class=\"box\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"{}\"/>",
+            xml_escape(&names[i]),
+            num(b.x),
+            num(b.y),
+            num(b.w),
+            num(b.h),
+            num(radius)
+        );
+        if s.is_final {
+            let _ = write!(
+                states,
+                "<rect class=\"inner\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"{}\"/>",
+                num(b.x + 4.),
+                num(b.y + 4.),
+                num(b.w - 8.),
+                num(b.h - 8.),
+                num((radius - 4.).max(1.))
+            );
+        }
+        let cx = b.x + b.w / 2.;
+        let name_top = b.y + PAD_Y + STATE_FONT * 0.125;
+        let _ = write!(
+            states,
+            "<text class=\"name\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            num(cx),
+            num(name_top + STATE_FONT * ASCENT),
+            xml_escape(&names[i])
+        );
+        if let Some(c) = caption {
+            let _ = write!(
+                states,
+                "<text class=\"caption\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{c}</text>",
+                num(cx),
+                num(name_top + STATE_FONT * 1.25 + CAPTION_FONT * ASCENT)
+            );
+        }
+        states.push_str("</g>\n");
+    }
+    for (j, &(s, _)) in starts.iter().enumerate() {
+        if let Some(b) = laid.nodes.get(n + j) {
+            // Cluster names keep clear of the marks as of lines.
+            line_boxes.push(*b);
+            let _ = writeln!(
+                states,
+                "<circle class=\"start-mark\" data-to=\"{s}\" cx=\"{}\" cy=\"{}\" r=\"{}\"/>",
+                num(b.x + b.w / 2.),
+                num(b.y + b.h / 2.),
+                num(MARK / 2.)
+            );
+        }
+    }
+
+    let state_boxes: Vec<(Rect, Option<usize>)> = (0..n)
+        .filter_map(|i| {
+            laid.nodes
+                .get(i)
+                .map(|b| (*b, cluster_of.get(i).copied().flatten()))
+        })
+        .collect();
+    let (frames, titles, extent) = frames(
+        &clusters,
+        &state_boxes,
+        &label_boxes,
+        &line_boxes,
+        laid.size,
+    );
+    Ok(assemble(
+        target,
+        titled,
+        &Parts {
+            frames,
+            edges,
+            states,
+            labels,
+            titles,
+        },
+        extent,
+        &clusters,
+    ))
 }
 
-/// Places the title, the diagram and the legend, shifting the diagram so its top-left corner is at the margin.
+/// The frames of a composed app's machines (`<rect class="cluster">`), their names, and the extent of the
+/// drawing with them. A frame is drawn only when it crosses no other machine's state, no label and no
+/// earlier frame, and its name fits in a strip along the frame's top (or bottom) edge where no line, label,
+/// state or other name is; otherwise the machine is shown by its colour and the legend alone.
+fn frames(
+    clusters: &[super::Cluster],
+    states: &[(Rect, Option<usize>)],
+    labels: &[Rect],
+    lines: &[Rect],
+    size: Size,
+) -> (String, String, Rect) {
+    let mut extent = Rect {
+        x: 0.,
+        y: 0.,
+        w: size.w,
+        h: size.h,
+    };
+    let (mut frames, mut titles) = (String::new(), String::new());
+    let mut drawn: Vec<Rect> = Vec::new();
+    let mut names: Vec<Rect> = Vec::new();
+    for (ci, c) in clusters.iter().enumerate() {
+        let members: Vec<Rect> = states
+            .iter()
+            .filter(|(_, of)| *of == Some(ci))
+            .map(|(b, _)| *b)
+            .collect();
+        let Some(first) = members.first() else {
+            continue;
+        };
+        let (mut lo_x, mut lo_y, mut hi_x, mut hi_y) =
+            (first.x, first.y, first.right(), first.bottom());
+        for b in &members {
+            lo_x = lo_x.min(b.x);
+            lo_y = lo_y.min(b.y);
+            hi_x = hi_x.max(b.right());
+            hi_y = hi_y.max(b.bottom());
+        }
+        let name = xml_escape(&c.name);
+        let name_w = text_width(&super::visible(&c.name), CLUSTER_FONT, false);
+        let plain = Rect {
+            x: lo_x - FRAME_PAD,
+            y: lo_y - FRAME_PAD,
+            w: (hi_x - lo_x + 2. * FRAME_PAD).max(name_w + 2. * FRAME_PAD),
+            h: hi_y - lo_y + 2. * FRAME_PAD,
+        };
+        // The name's strip on top, or at the bottom.
+        let candidates = [
+            (
+                Rect {
+                    y: plain.y - FRAME_TITLE,
+                    h: plain.h + FRAME_TITLE,
+                    ..plain
+                },
+                true,
+            ),
+            (
+                Rect {
+                    h: plain.h + FRAME_TITLE,
+                    ..plain
+                },
+                false,
+            ),
+        ];
+        let clean_frame = |f: &Rect| {
+            let crosses = |b: &Rect| overlaps(f, b) && !contains(f, b);
+            states.iter().all(|(b, of)| {
+                if *of == Some(ci) {
+                    true
+                } else {
+                    !overlaps(f, b)
+                }
+            }) && !labels.iter().any(crosses)
+                && !drawn.iter().any(|d| overlaps(d, f))
+        };
+        let chosen = candidates.into_iter().find_map(|(f, top)| {
+            let strip = Rect {
+                x: f.x + 6.,
+                y: if top {
+                    f.y + 2.
+                } else {
+                    f.bottom() - FRAME_TITLE
+                },
+                w: name_w + 4.,
+                h: FRAME_TITLE - 2.,
+            };
+            let clear = !lines.iter().any(|b| overlaps(&strip, b))
+                && !labels.iter().any(|b| overlaps(&strip, b))
+                && !states.iter().any(|(b, _)| overlaps(&strip, b))
+                && !names.iter().any(|b| overlaps(&strip, b));
+            (clean_frame(&f) && clear).then_some((f, strip))
+        });
+        let Some((f, strip)) = chosen else { continue };
+        drawn.push(f);
+        let _ = writeln!(
+            frames,
+            "<rect class=\"cluster\" data-cluster=\"{ci}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"10\"/>",
+            num(f.x),
+            num(f.y),
+            num(f.w),
+            num(f.h)
+        );
+        names.push(strip);
+        let _ = writeln!(
+            titles,
+            "<text class=\"cluster-label\" data-cluster=\"{ci}\" x=\"{}\" y=\"{}\">{name}</text>",
+            num(strip.x + 2.),
+            num(strip.y + (strip.h - CLUSTER_FONT * 1.15) / 2. + CLUSTER_FONT * ASCENT)
+        );
+        let (x0, y0) = (extent.x.min(f.x), extent.y.min(f.y));
+        let (x1, y1) = (
+            extent.right().max(f.right()),
+            extent.bottom().max(f.bottom()),
+        );
+        extent = Rect {
+            x: x0,
+            y: y0,
+            w: x1 - x0,
+            h: y1 - y0,
+        };
+    }
+    (frames, titles, extent)
+}
+
+/// The layers of the diagram, bottom to top.
+struct Parts {
+    frames: String,
+    edges: String,
+    states: String,
+    labels: String,
+    titles: String,
+}
+
+/// Places the title, the diagram and the legend (below the diagram, or beside it when the diagram is
+/// taller than wide, so the whole stays closer to the screen's shape), shifting the diagram so its extent
+/// starts at the margin.
 fn assemble(
     target: &Target<'_>,
-    canvas: &Canvas,
-    frames: &str,
+    titled: bool,
+    parts: &Parts,
+    extent: Rect,
     clusters: &[super::Cluster],
 ) -> Drawing {
     let margin = 16.;
-    let title_h = 32.;
-    let (lo, hi) = if canvas.lo.x <= canvas.hi.x {
-        (canvas.lo, canvas.hi)
-    } else {
-        (Point::zero(), Point::zero())
-    };
-    let (dx, dy) = (margin - lo.x, margin + title_h - lo.y);
+    let title = super::visible(target.machine.label()).into_owned();
+    let title_h = if titled { 32. } else { 0. };
+    let (dx, dy) = (margin - extent.x, margin + title_h - extent.y);
+    let legend_w = clusters
+        .iter()
+        .map(|c| text_width(&super::visible(&c.name), 12., false) + 22.)
+        .fold(0., f64::max);
     let legend_h = if clusters.is_empty() {
         0.
     } else {
-        12. + 20. * clusters.len() as f64
+        20. * clusters.len() as f64 - 6.
     };
-    let title = target.machine.label();
-    let legend_w = clusters
-        .iter()
-        .map(|c| text_width(&c.name, 12.) + 40.)
-        .fold(0., f64::max);
-    let width = (hi.x - lo.x + 2. * margin)
-        .max(text_width(title, 16.) + 2. * margin)
-        .max(legend_w + 2. * margin);
-    let height = hi.y - lo.y + 2. * margin + title_h + legend_h;
+    let beside = !clusters.is_empty() && extent.h > extent.w;
+    let (legend_x, legend_y) = if beside {
+        (extent.w + 2. * margin, margin + title_h)
+    } else {
+        (margin, extent.h + 2. * margin + title_h)
+    };
+    let mut width = (extent.w + 2. * margin).max(legend_w + 2. * margin);
+    let mut height = extent.h + 2. * margin + title_h;
+    if beside {
+        width = width.max(legend_x + legend_w + margin);
+        height = height.max(legend_y + legend_h + margin);
+    } else if !clusters.is_empty() {
+        height += legend_h + margin;
+    }
+    if titled {
+        width = width.max(text_width(&title, TITLE_FONT, true) + 2. * margin);
+    }
     let mut body = String::new();
-    body.push_str("<defs><marker id=\"fsmc-arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" fill=\"#555\"/></marker>\
-<marker id=\"fsmc-arrow-start\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto-start-reverse\"><path d=\"M0 0L10 5L0 10z\" fill=\"#555\"/></marker></defs>\n");
-    let _ = writeln!(
-        body,
-        "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>",
-        num(margin),
-        num(margin + 14.),
-        xml_escape(title)
-    );
+    body.push_str("<defs><marker id=\"fsmc-arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"9\" markerHeight=\"9\" orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" fill=\"#555\"/></marker></defs>\n");
+    if titled {
+        let _ = writeln!(
+            body,
+            "<text class=\"title\" x=\"{}\" y=\"{}\">{}</text>",
+            num(margin),
+            num(margin + TITLE_FONT * ASCENT),
+            xml_escape(&title)
+        );
+    }
     let _ = writeln!(
         body,
         "<g class=\"diagram\" transform=\"translate({} {})\">",
         num(dx),
         num(dy)
     );
-    body.push_str(frames);
-    for part in [&canvas.arrows, &canvas.nodes, &canvas.labels] {
-        body.push_str(part);
+    for (class, part) in [
+        ("clusters", &parts.frames),
+        ("edges", &parts.edges),
+        ("states", &parts.states),
+        ("labels", &parts.labels),
+        ("cluster-labels", &parts.titles),
+    ] {
+        if !part.is_empty() {
+            let _ = write!(body, "<g class=\"{class}\">\n{part}</g>\n");
+        }
     }
     body.push_str("</g>\n");
     let mut cluster_css = String::new();
     if !clusters.is_empty() {
-        let top = hi.y - lo.y + 2. * margin + title_h;
         body.push_str("<g class=\"legend\">\n");
         for (ci, c) in clusters.iter().enumerate() {
-            let y = top + 20. * ci as f64;
+            let y = legend_y + 20. * ci as f64;
             let _ = writeln!(
                 body,
                 "<g class=\"legend-item\" data-cluster=\"{ci}\"><rect class=\"swatch c{ci}\" x=\"{}\" y=\"{}\" width=\"14\" height=\"14\" rx=\"3\" fill=\"{}\" stroke=\"#333\"/><text x=\"{}\" y=\"{}\" font-size=\"12\">{}</text></g>",
-                num(margin),
+                num(legend_x),
                 num(y),
                 PALETTE[ci % PALETTE.len()],
-                num(margin + 22.),
+                num(legend_x + 22.),
                 num(y + 12.),
                 xml_escape(&c.name)
             );

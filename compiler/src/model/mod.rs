@@ -293,9 +293,26 @@ pub struct App {
     pub docs: Vec<String>,
     pub label: Option<Name>,
     pub chain: Vec<(MachineId, Span)>,
+    /// Each chained machine's name as the app writes it (an import alias, or the machine's name), in chain
+    /// order: what messages about the app call it.
+    pub chain_names: Vec<Name>,
     pub mappings: Vec<MappingEdge>,
     pub lints: LintLevels,
     pub span: Span,
+    /// Set when a mapping line did not resolve (reported): the composition is then missing an edge, and
+    /// re-checking it would report the consequences of that one mistake.
+    pub incomplete: bool,
+}
+
+impl App {
+    /// What the app calls machine `id`: its alias when imported `as` one, else its name.
+    pub fn name_of<'a>(&'a self, spec: &'a Spec, id: MachineId) -> &'a str {
+        self.chain
+            .iter()
+            .zip(&self.chain_names)
+            .find(|((m, _), _)| *m == id)
+            .map_or_else(|| spec.machine(id).name.as_str(), |(_, n)| n.as_str())
+    }
 }
 
 /// One `Final -> Start` entry, resolved to (machine, state) on both sides.

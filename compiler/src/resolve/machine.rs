@@ -116,7 +116,19 @@ pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
         .filter(|d| !d.is_zero() && d.as_secs() < 365 * 24 * 3600)
 }
 
+/// Type names the machine's generated module defines besides the fixed ones: a dialogue's message structs.
+fn generated_names(m: &ast::Machine, profile: Profile) -> Vec<String> {
+    if profile != Profile::Dialogue {
+        return Vec::new();
+    }
+    m.events
+        .iter()
+        .map(|e| crate::ident::camel(&e.name.text))
+        .collect()
+}
+
 fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
+    let shadowed = generated_names(m, out.profile);
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
     for e in &m.events {
         if let Some(first) = seen.insert(e.name.as_str(), e.name.span) {
@@ -172,6 +184,9 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
                 None
             }
         });
+        for f in &e.fields {
+            diags.extend(super::types::check(&f.ty.text, f.ty.span, &shadowed));
+        }
         out.events.push(Event {
             name: e.name.clone(),
             docs: e.docs.clone(),
@@ -191,12 +206,14 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
 }
 
 fn keys(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
+    let shadowed = generated_names(m, out.profile);
     let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
     for k in &m.keys {
         if let Some(first) = seen.insert(k.name.as_str(), k.name.span) {
             diags.push(duplicate_name(Code::DuplicateKey, "key", &k.name, first));
             continue;
         }
+        diags.extend(super::types::check(&k.ty.text, k.ty.span, &shadowed));
         out.keys.push(Key {
             name: k.name.clone(),
             docs: k.docs.clone(),
@@ -383,13 +400,10 @@ fn state_property(
         },
         // The payload type of the round; kept as an attribute, which the code generator reads.
         "payload" => match &p.value {
-            PropValue::Text(t) if syn::parse_str::<syn::Type>(&t.text).is_ok() => {
-                st.attributes.push((p.name.clone(), Some(t.text.clone())))
-            }
-            PropValue::Text(t) => diags.push(
-                Diagnostic::new(Code::BadPropertyValue, format!("`{t}` is not a Rust type"))
-                    .at(t.span, "expected a type, e.g. `u64` or `Vec<String>`"),
-            ),
+            PropValue::Text(t) => match super::types::check(&t.text, t.span, &[]) {
+                None => st.attributes.push((p.name.clone(), Some(t.text.clone()))),
+                Some(d) => diags.push(d),
+            },
             _ => diags.push(bad_value(p, "a Rust type as a string: `payload \"u64\";`")),
         },
         "template" => match &p.value {

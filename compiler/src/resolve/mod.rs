@@ -4,6 +4,7 @@
 //! a bad transition is reported and skipped, and the rest of the machine is still built and checked.
 
 mod machine;
+mod types;
 mod oa;
 
 use crate::diag::{Code, Diagnostic, Level, LintLevels, did_you_mean};
@@ -33,6 +34,22 @@ pub enum Syntax {
 
 /// Lowers every unit. `entry` is the unit whose items are the compilation's own (the rest were imported).
 pub fn resolve(units: &[Unit], entry: usize, cli: &LintLevels) -> (Spec, Vec<Diagnostic>) {
+    resolve_entries(units, &[entry], cli)
+}
+
+/// Lowers every unit once, with several entry units (checking a directory): the items of each are the
+/// compilation's own.
+pub fn resolve_entries(
+    units: &[Unit],
+    entries: &[usize],
+    cli: &LintLevels,
+) -> (Spec, Vec<Diagnostic>) {
+    let mut is_entry = vec![false; units.len()];
+    for &e in entries {
+        if let Some(flag) = is_entry.get_mut(e) {
+            *flag = true;
+        }
+    }
     let mut spec = Spec::default();
     let mut diags = Vec::new();
     // Machines each unit defines, by name, in order.
@@ -81,32 +98,30 @@ pub fn resolve(units: &[Unit], entry: usize, cli: &LintLevels) -> (Spec, Vec<Dia
             if !complete {
                 continue;
             }
-            if ui == entry {
+            if is_entry[ui] {
                 spec.entry_items.push(Item::App(spec.apps.len()));
             }
             spec.apps.push(app);
         }
-        if ui == entry {
+        if is_entry[ui] {
             spec.entry_items
                 .extend(defined[ui].iter().map(|&m| Item::Machine(m)));
         }
     }
-    if let Some(Syntax::Oa(_)) = units.get(entry).map(|u| &u.syntax) {
-        spec.entry_items
-            .extend(defined[entry].iter().map(|&m| Item::Machine(m)));
+    for &entry in entries {
+        if let Some(Syntax::Oa(_)) = units.get(entry).map(|u| &u.syntax) {
+            spec.entry_items
+                .extend(defined[entry].iter().map(|&m| Item::Machine(m)));
+        }
     }
     // Keep the entry's items in the order written: machines were appended after apps above.
     let position = |item: &Item| match item {
-        Item::Machine(m) => (spec.machine(*m).span.start, 0),
-        Item::App(a) => (spec.apps[*a].span.start, 1),
+        Item::Machine(m) => (spec.machine(*m).span.file, spec.machine(*m).span.start, 0),
+        Item::App(a) => (spec.apps[*a].span.file, spec.apps[*a].span.start, 1),
     };
-    let mut items: Vec<(u32, i32, Item)> = spec
-        .entry_items
-        .iter()
-        .map(|i| (position(i).0, position(i).1, *i))
-        .collect();
-    items.sort_by_key(|(a, b, _)| (*a, *b));
-    spec.entry_items = items.into_iter().map(|(_, _, i)| i).collect();
+    let mut items: Vec<_> = spec.entry_items.iter().map(|i| (position(i), *i)).collect();
+    items.sort_by_key(|(p, _)| *p);
+    spec.entry_items = items.into_iter().map(|(_, i)| i).collect();
     (spec, diags)
 }
 
@@ -204,9 +219,11 @@ fn lower_app(
         docs: a.docs.clone(),
         label: None,
         chain: Vec::new(),
+        chain_names: Vec::new(),
         mappings: Vec::new(),
         lints: LintLevels::default(),
         span: a.span,
+        incomplete: false,
     };
     for p in &a.properties {
         match (p.name.as_str(), &p.value) {
@@ -217,7 +234,10 @@ fn lower_app(
     }
     for name in &a.chain {
         match scope.get(&name.text) {
-            Some(&id) => app.chain.push((id, name.span)),
+            Some(&id) => {
+                app.chain.push((id, name.span));
+                app.chain_names.push(name.clone());
+            }
             None => {
                 let mut d = Diagnostic::new(
                     Code::UnknownMachine,
@@ -236,8 +256,8 @@ fn lower_app(
     }
     let complete = app.chain.len() == a.chain.len();
     for m in &a.mappings {
-        let from = find_in_chain(spec, &app, &m.from, complete, diags);
-        let to = find_in_chain(spec, &app, &m.to, complete, diags);
+        let from = find_in_chain(spec, scope, &app, &m.from, complete, diags);
+        let to = find_in_chain(spec, scope, &app, &m.to, complete, diags);
         if let (Some(from), Some(to)) = (from, to) {
             app.mappings.push(MappingEdge {
                 from,
@@ -246,6 +266,8 @@ fn lower_app(
                 to_span: m.to.state.span,
                 span: m.span,
             });
+        } else {
+            app.incomplete = true;
         }
     }
     (app, complete)
@@ -256,6 +278,7 @@ fn lower_app(
 /// machine, so it is not reported again.
 fn find_in_chain(
     spec: &Spec,
+    scope: &BTreeMap<String, MachineId>,
     app: &App,
     q: &ast::Qualified,
     complete: bool,
@@ -263,21 +286,21 @@ fn find_in_chain(
 ) -> Option<(MachineId, crate::model::StateId)> {
     let candidates: Vec<MachineId> = match &q.machine {
         Some(mname) => {
+            // A qualifier names a chained machine as the chain writes it (an import alias) or by its name.
             let found: Vec<MachineId> = app
                 .chain
                 .iter()
-                .map(|(id, _)| *id)
-                .filter(|id| spec.machine(*id).name.text == mname.text)
+                .zip(&app.chain_names)
+                .filter(|((id, _), written)| {
+                    written.text == mname.text || spec.machine(*id).name.text == mname.text
+                })
+                .map(|((id, _), _)| *id)
                 .collect();
             if found.is_empty() && !complete {
                 return None;
             }
             if found.is_empty() {
-                let names: Vec<&str> = app
-                    .chain
-                    .iter()
-                    .map(|(id, _)| spec.machine(*id).name.as_str())
-                    .collect();
+                let names: Vec<&str> = app.chain_names.iter().map(|n| n.as_str()).collect();
                 let mut d = Diagnostic::new(
                     Code::UnknownMachine,
                     format!("`{mname}` is not one of the chained machines"),
@@ -312,7 +335,17 @@ fn find_in_chain(
             q.state.span,
             "not a state of any machine in this app's `chain`",
         );
-        if let Some(h) = did_you_mean(&q.state.text, all.iter().copied()) {
+        // A machine in scope (defined or imported) but left out of the chain is the likelier mistake.
+        let unchained = scope.iter().find(|(_, id)| {
+            !app.chain.iter().any(|(c, _)| c == *id)
+                && spec.machine(**id).find_state(&q.state.text).is_some()
+        });
+        if let Some((name, _)) = unchained {
+            d = d.help(format!(
+                "`{}` is a state of `{name}`, which is in scope but not chained: add it to `chain`",
+                q.state
+            ));
+        } else if let Some(h) = did_you_mean(&q.state.text, all.iter().copied()) {
             d = d.help(h);
         }
         diags.push(d);

@@ -1,11 +1,20 @@
 //! Text → syntax tree. pest does the parsing; this module turns pairs into [`ast`](super::ast) nodes with spans
 //! and pest's errors into diagnostics.
+//!
+//! A file that parses is parsed once, whole. A file that does not is parsed again piece by piece
+//! ([`recover`]), so that every syntax error in it is reported and the rest of it still makes a tree.
+
+mod build;
+mod diagnose;
+mod lex;
+mod recover;
 
 use super::ast::*;
 use crate::diag::{Code, Diagnostic};
-use crate::source::{FileId, Name, Span};
+use crate::source::{FileId, Span};
+pub use build::unquote;
+use build::{Builder, Origin};
 use pest::Parser as _;
-use pest::iterators::Pair;
 
 #[derive(pest_derive::Parser)]
 #[grammar = "syntax/fsm.pest"]
@@ -15,7 +24,11 @@ struct FsmParser;
 /// recursive-descent parser far from the stack's end on hostile input.
 pub const MAX_NESTING: usize = 64;
 
-/// Parses one file. On a syntax error the tree is `None` and the diagnostic says where and what was expected.
+/// Parses one file into its syntax tree and every syntax error in it.
+///
+/// With syntax errors the tree is partial: it holds the items and statements that parsed (or that one checked
+/// edit, such as a missing `;`, made parse). The tree is `None` only when the file could not be split into pieces
+/// at all: nesting deeper than [`MAX_NESTING`], or a parser out of stack.
 pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     if let Some(at) = too_deep(text) {
         let d = Diagnostic::new(
@@ -32,10 +45,10 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
             let Some(root) = pairs.next() else {
                 return (Some(out), Vec::new());
             };
-            let b = Builder { file };
+            let b = Builder::new(file, Origin::at(0));
             for pair in root.into_inner() {
                 match pair.as_rule() {
-                    Rule::inner_attr => out.lints.push(b.lint_attr(first(pair))),
+                    Rule::inner_attr => out.lints.extend(b.lint_attr(pair)),
                     Rule::import => out.imports.push(b.import(pair)),
                     Rule::machine => out.machines.push(b.machine(pair)),
                     Rule::app => out.apps.push(b.app(pair)),
@@ -44,7 +57,23 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
             }
             (Some(out), Vec::new())
         }
-        Err(e) => (None, vec![syntax_error(file, text, e)]),
+        // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out of room:
+        // parsing the pieces again would run out of room the same way.
+        Err(e) if matches!(e.variant, pest::error::ErrorVariant::CustomError { .. }) => {
+            (None, vec![syntax_error(file, text, e)])
+        }
+        Err(e) => {
+            let failed_at = match e.location {
+                pest::error::InputLocation::Pos(p) => p,
+                pest::error::InputLocation::Span((s, _)) => s,
+            };
+            let (tree, mut diags) = recover::parse(file, text, failed_at);
+            if diags.is_empty() {
+                // The pieces all parsed although the whole did not: never lose the error.
+                diags.push(syntax_error(file, text, e));
+            }
+            (Some(tree), diags)
+        }
     }
 }
 
@@ -92,6 +121,8 @@ fn too_deep(text: &str) -> Option<usize> {
     None
 }
 
+/// pest's own error in words: only for a parser out of stack, and as a safety net should the recovery find nothing
+/// wrong in a file pest rejects.
 fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
     let (start, end) = match e.location {
@@ -157,6 +188,16 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::semi => "`;`",
         Rule::lbrace => "`{`",
         Rule::rbrace => "`}`",
+        Rule::comma => "`,`",
+        Rule::colon => "`:`",
+        Rule::path_sep => "`::`",
+        Rule::equals => "`=`",
+        Rule::lparen => "`(`",
+        Rule::rparen => "`)`",
+        Rule::lbracket => "`[`",
+        Rule::rbracket => "`]`",
+        Rule::langle => "`<`",
+        Rule::rangle => "`>`",
         Rule::ident | Rule::qualified | Rule::lint_name => "a name",
         Rule::string => "a string",
         Rule::duration => "a duration like `30s`",
@@ -180,402 +221,13 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::kw_do | Rule::actions => "`do`",
         Rule::kw_persist | Rule::persist => "`persist`",
         Rule::inner_attr | Rule::outer_attr => "an attribute",
-        Rule::doc | Rule::docs => "a doc comment",
+        Rule::doc => "a doc comment",
         Rule::fields | Rule::field => "fields `(name: Type)`",
         Rule::state_body => "`{`",
         Rule::prop_eq => "`=`",
         Rule::prop_list => "a list of names",
         _ => return None,
     })
-}
-
-fn first(pair: Pair<'_, Rule>) -> Pair<'_, Rule> {
-    // The grammar guarantees the child exists for every rule this is called on.
-    pair.into_inner()
-        .next()
-        .expect("grammar guarantees a child")
-}
-
-struct Builder {
-    file: FileId,
-}
-
-impl Builder {
-    fn span(&self, pair: &Pair<'_, Rule>) -> Span {
-        let s = pair.as_span();
-        Span::new(self.file, s.start(), s.end())
-    }
-
-    fn name(&self, pair: &Pair<'_, Rule>) -> Name {
-        Name::new(pair.as_str(), self.span(pair))
-    }
-
-    fn docs(&self, pair: Pair<'_, Rule>) -> Vec<String> {
-        pair.into_inner()
-            .map(|d| {
-                let text = d.as_str().trim_start_matches("///");
-                // A carriage return inside a line (old Mac line ends) is not allowed in a Rust doc comment, which
-                // is where this text ends up: it becomes a space.
-                text.strip_prefix(' ')
-                    .unwrap_or(text)
-                    .trim_end()
-                    .replace('\r', " ")
-            })
-            .collect()
-    }
-
-    fn lint_attr(&self, pair: Pair<'_, Rule>) -> LintAttr {
-        let mut inner = pair.into_inner();
-        let level = self.name(&inner.next().expect("grammar: lint level"));
-        LintAttr {
-            level,
-            lints: inner.map(|p| self.name(&p)).collect(),
-        }
-    }
-
-    fn import(&self, pair: Pair<'_, Rule>) -> Import {
-        let span = self.span(&pair);
-        let mut path = String::new();
-        let mut path_span = span;
-        let mut alias = None;
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::string => {
-                    path = unquote(p.as_str());
-                    path_span = self.span(&p);
-                }
-                Rule::ident => alias = Some(self.name(&p)),
-                _ => {}
-            }
-        }
-        Import {
-            path,
-            path_span,
-            alias,
-            span,
-        }
-    }
-
-    fn machine(&self, pair: Pair<'_, Rule>) -> Machine {
-        let span = self.span(&pair);
-        let mut m = Machine {
-            docs: Vec::new(),
-            lints: Vec::new(),
-            name: Name::new("", span),
-            profile: None,
-            events: Vec::new(),
-            keys: Vec::new(),
-            states: Vec::new(),
-            transitions: Vec::new(),
-            properties: Vec::new(),
-            span,
-        };
-        let mut named = false;
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => m.docs = self.docs(p),
-                Rule::outer_attr => m.lints.push(self.lint_attr(first(p))),
-                Rule::ident if !named => {
-                    m.name = self.name(&p);
-                    named = true;
-                }
-                Rule::ident => m.profile = Some(self.name(&p)),
-                Rule::event_decl => self.events(p, &mut m.events),
-                Rule::key_decl => m.keys.push(self.key(p)),
-                Rule::state_decl => m.states.push(self.state(p)),
-                Rule::transition => m.transitions.push(self.transition(p)),
-                Rule::direct_transition => self.direct(p, &mut m.transitions),
-                Rule::property => m.properties.push(self.property(p)),
-                _ => {}
-            }
-        }
-        m
-    }
-
-    fn events(&self, pair: Pair<'_, Rule>, out: &mut Vec<Event>) {
-        let mut docs = Vec::new();
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => docs = self.docs(p),
-                Rule::event_item => {
-                    let mut e = Event {
-                        docs: docs.clone(),
-                        name: Name::new("", self.span(&p)),
-                        fields: Vec::new(),
-                        timeout: None,
-                        role: None,
-                    };
-                    let mut after_by = false;
-                    for q in p.into_inner() {
-                        match q.as_rule() {
-                            Rule::ident if after_by => e.role = Some(self.name(&q)),
-                            Rule::ident => e.name = self.name(&q),
-                            Rule::fields => {
-                                e.fields = q.into_inner().map(|f| self.field(f)).collect()
-                            }
-                            Rule::duration => e.timeout = Some(self.name(&q)),
-                            Rule::kw_by => after_by = true,
-                            _ => {}
-                        }
-                    }
-                    out.push(e);
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn field(&self, pair: Pair<'_, Rule>) -> Field {
-        let mut inner = pair.into_inner();
-        let name = self.name(&inner.next().expect("grammar: field name"));
-        let ty = self.name(&inner.next().expect("grammar: field type"));
-        Field { name, ty }
-    }
-
-    fn key(&self, pair: Pair<'_, Rule>) -> Key {
-        let mut k = Key {
-            docs: Vec::new(),
-            name: Name::new("", self.span(&pair)),
-            ty: Name::new("", self.span(&pair)),
-            cross_period: false,
-        };
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => k.docs = self.docs(p),
-                Rule::key_mod => k.cross_period = true,
-                Rule::ident => k.name = self.name(&p),
-                Rule::rust_type => k.ty = self.name(&p),
-                _ => {}
-            }
-        }
-        k
-    }
-
-    fn state(&self, pair: Pair<'_, Rule>) -> State {
-        let mut s = State {
-            docs: Vec::new(),
-            modifiers: Vec::new(),
-            name: Name::new("", self.span(&pair)),
-            kind: None,
-            properties: Vec::new(),
-        };
-        let mut named = false;
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => s.docs = self.docs(p),
-                Rule::state_mod => s.modifiers.push(self.name(&p)),
-                Rule::ident if !named => {
-                    s.name = self.name(&p);
-                    named = true;
-                }
-                Rule::ident => s.kind = Some(self.name(&p)),
-                Rule::state_body => {
-                    s.properties = p
-                        .into_inner()
-                        .filter(|q| q.as_rule() == Rule::property)
-                        .map(|q| self.property(q))
-                        .collect()
-                }
-                _ => {}
-            }
-        }
-        s
-    }
-
-    fn property(&self, pair: Pair<'_, Rule>) -> Property {
-        let span = self.span(&pair);
-        let mut docs = Vec::new();
-        let mut name = Name::new("", span);
-        let mut value = PropValue::Flag;
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => docs = self.docs(p),
-                Rule::ident => name = self.name(&p),
-                Rule::prop_eq => value = PropValue::Assign(self.name(&first(p))),
-                Rule::string => {
-                    value = PropValue::Text(Name::new(unquote(p.as_str()), self.span(&p)))
-                }
-                Rule::duration => value = PropValue::Duration(self.name(&p)),
-                Rule::prop_list => {
-                    value = PropValue::List(p.into_inner().map(|q| self.name(&q)).collect())
-                }
-                _ => {}
-            }
-        }
-        Property {
-            docs,
-            name,
-            value,
-            span,
-        }
-    }
-
-    fn transition(&self, pair: Pair<'_, Rule>) -> Transition {
-        let span = self.span(&pair);
-        let mut t = Transition {
-            docs: Vec::new(),
-            from: Name::new("", span),
-            event: None,
-            to: Name::new("", span),
-            guards: Vec::new(),
-            actions: Vec::new(),
-            persist: None,
-            span,
-        };
-        let mut idents = 0;
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => t.docs = self.docs(p),
-                Rule::ident => {
-                    match idents {
-                        0 => t.from = self.name(&p),
-                        1 => t.event = Some(self.name(&p)),
-                        _ => t.to = self.name(&p),
-                    }
-                    idents += 1;
-                }
-                Rule::guard_if | Rule::guard_unless => {
-                    let negated = p.as_rule() == Rule::guard_unless;
-                    let name = p
-                        .into_inner()
-                        .find(|q| q.as_rule() == Rule::ident)
-                        .map(|q| self.name(&q));
-                    if let Some(name) = name {
-                        t.guards.push(Guard { negated, name });
-                    }
-                }
-                Rule::actions => t.actions.extend(
-                    p.into_inner()
-                        .filter(|q| q.as_rule() == Rule::ident)
-                        .map(|q| self.name(&q)),
-                ),
-                Rule::persist => {
-                    t.persist = p
-                        .into_inner()
-                        .find(|q| q.as_rule() == Rule::ident)
-                        .map(|q| self.name(&q))
-                }
-                _ => {}
-            }
-        }
-        t
-    }
-
-    /// `A -> B, C;` is one direct transition per target.
-    fn direct(&self, pair: Pair<'_, Rule>, out: &mut Vec<Transition>) {
-        let span = self.span(&pair);
-        let mut docs = Vec::new();
-        let mut names = Vec::new();
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => docs = self.docs(p),
-                Rule::ident => names.push(self.name(&p)),
-                _ => {}
-            }
-        }
-        let mut names = names.into_iter();
-        let Some(from) = names.next() else { return };
-        for to in names {
-            out.push(Transition {
-                docs: docs.clone(),
-                from: from.clone(),
-                event: None,
-                to,
-                guards: Vec::new(),
-                actions: Vec::new(),
-                persist: None,
-                span,
-            });
-        }
-    }
-
-    fn app(&self, pair: Pair<'_, Rule>) -> App {
-        let span = self.span(&pair);
-        let mut a = App {
-            docs: Vec::new(),
-            lints: Vec::new(),
-            name: Name::new("", span),
-            chain: Vec::new(),
-            chain_span: None,
-            mappings: Vec::new(),
-            properties: Vec::new(),
-            span,
-        };
-        for p in pair.into_inner() {
-            match p.as_rule() {
-                Rule::docs => a.docs = self.docs(p),
-                Rule::outer_attr => a.lints.push(self.lint_attr(first(p))),
-                Rule::ident => a.name = self.name(&p),
-                Rule::chain => {
-                    a.chain_span = Some(self.span(&p));
-                    a.chain.extend(
-                        p.into_inner()
-                            .filter(|q| q.as_rule() == Rule::ident)
-                            .map(|q| self.name(&q)),
-                    );
-                }
-                Rule::mapping => {
-                    let mspan = self.span(&p);
-                    let mut sides = p
-                        .into_inner()
-                        .filter(|q| q.as_rule() == Rule::qualified)
-                        .map(|q| self.qualified(q));
-                    if let (Some(from), Some(to)) = (sides.next(), sides.next()) {
-                        a.mappings.push(Mapping {
-                            from,
-                            to,
-                            span: mspan,
-                        });
-                    }
-                }
-                Rule::property => a.properties.push(self.property(p)),
-                _ => {}
-            }
-        }
-        a
-    }
-
-    fn qualified(&self, pair: Pair<'_, Rule>) -> Qualified {
-        let names: Vec<Name> = pair.into_inner().map(|p| self.name(&p)).collect();
-        match names.as_slice() {
-            [m, s] => Qualified {
-                machine: Some(m.clone()),
-                state: s.clone(),
-            },
-            [s] => Qualified {
-                machine: None,
-                state: s.clone(),
-            },
-            // The grammar allows only one or two names.
-            _ => Qualified {
-                machine: None,
-                state: Name::new("", Span::default()),
-            },
-        }
-    }
-}
-
-/// Removes the quotes and resolves `\"`, `\\`, `\n` and `\t` escapes.
-pub fn unquote(s: &str) -> String {
-    let inner = s
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s);
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some(other) => out.push(other),
-                None => {}
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

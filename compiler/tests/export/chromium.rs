@@ -2,11 +2,20 @@
 //! ends with (every state drawn, the default start's details shown, no script error) and a screenshot (the
 //! diagram and the panel are drawn: many non-background pixels, the clusters' colours present).
 //!
+//! Then every shipped spec (`specs/`, not `specs/invalid/`) is drawn as a page, in both directions, and a
+//! script measures the rendered boxes (`getBoundingClientRect` of every state's box and every label, points
+//! sampled every 2 px along every arrow): no label overlaps another label or a state, no state another, no
+//! arrow runs through a label or a state it does not end at. For the default (top-to-bottom) drawing also:
+//! the aspect ratio is between 1:4 and 4:1 (past that, a drawing fitted to a screen is a sliver), and the
+//! page opens showing the whole drawing, beside the panel and at a readable scale (at least half size).
+//!
 //! Runs when `chromium` is on PATH; with `FSMC_REQUIRE_CHROMIUM=1` (as CI sets) a missing Chromium fails
 //! the test instead of skipping it.
 
-use crate::{assert_checked, scratch};
+use crate::TB;
+use crate::{assert_checked, manifest_dir, scratch};
 use fsmc::export;
+use fsmc::export::Direction;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,7 +27,10 @@ machine RegistrationAbciApp: abci {
     event DONE;
     key participants: Vec<String>;
     /// Waits until every agent has registered.
-    start default state RegistrationRound: collect_same_until_all { writes participants; }
+    start default state RegistrationRound: collect_same_until_all {
+        payload "Vec<String>";
+        writes participants;
+    }
     final state FinishedRegistrationRound { ensures participants; }
     (RegistrationRound, DONE) -> FinishedRegistrationRound;
 }
@@ -31,6 +43,7 @@ machine PriceAbciApp: abci {
     key price: u64;
     /// Collects one price from each agent until a threshold agree.
     start default state CollectPriceRound: collect_same_until_threshold {
+        payload "u64";
         requires participants;
         reads participants;
         writes price;
@@ -150,7 +163,8 @@ fn html_page_renders_the_states_in_headless_chromium() {
     let checked = assert_checked(&c, "the oracle spec");
     let target = export::select(checked, Some("OracleAbciApp")).expect("the app");
     let page = dir.join("oracle.html");
-    std::fs::write(&page, export::html::write(&target).expect("the page")).expect("write the page");
+    std::fs::write(&page, export::html::write(&target, TB).expect("the page"))
+        .expect("write the page");
     let names: Vec<&str> = target
         .machine
         .states
@@ -330,4 +344,181 @@ fn decode(path: &Path) -> (u32, u32, Vec<[u8; 3]>) {
         })
         .collect();
     (info.width, info.height, pixels)
+}
+
+/// Measures the rendered page and stores the result as JSON in `body[data-check]`.
+const CHECK: &str = r#"
+(function () {
+  const svg = document.getElementById("diagram");
+  const rect = function (e) { const r = e.getBoundingClientRect(); return { l: r.left, t: r.top, r: r.right, b: r.bottom }; };
+  const overlap = function (a, b) { return a.l + 0.5 < b.r && b.l + 0.5 < a.r && a.t + 0.5 < b.b && b.t + 0.5 < a.b; };
+  const inside = function (x, y, a, inset) { return x > a.l + inset && x < a.r - inset && y > a.t + inset && y < a.b - inset; };
+  const problems = [];
+  const states = Array.from(svg.querySelectorAll(".state")).map(function (g) {
+    return { i: g.dataset.state, name: g.dataset.name, box: rect(g.querySelector("rect.box")) };
+  });
+  const labels = Array.from(svg.querySelectorAll("text.edge-label, text.cluster-label")).map(function (t) {
+    return { name: t.textContent, box: rect(t) };
+  });
+  labels.forEach(function (a, i) {
+    labels.slice(i + 1).forEach(function (b) { if (overlap(a.box, b.box)) problems.push("label " + a.name + " overlaps label " + b.name); });
+    states.forEach(function (s) { if (overlap(a.box, s.box)) problems.push("label " + a.name + " overlaps state " + s.name); });
+  });
+  states.forEach(function (a, i) {
+    states.slice(i + 1).forEach(function (b) { if (overlap(a.box, b.box)) problems.push("state " + a.name + " overlaps state " + b.name); });
+  });
+  let samples = 0;
+  Array.from(svg.querySelectorAll("path.edge")).forEach(function (p) {
+    const m = p.getScreenCTM(), len = p.getTotalLength();
+    const ends = [p.dataset.from, p.dataset.to];
+    const what = p.dataset.edge === undefined ? "start arrow to " + p.dataset.to : "arrow " + p.dataset.edge;
+    const hit = {};
+    for (let d = 0; d <= len; d += 2) {
+      const q = p.getPointAtLength(d);
+      const x = m.a * q.x + m.c * q.y + m.e, y = m.b * q.x + m.d * q.y + m.f;
+      samples++;
+      labels.forEach(function (l) { if (inside(x, y, l.box, 1)) hit["label " + l.name] = true; });
+      states.forEach(function (s) { if (ends.indexOf(s.i) < 0 && inside(x, y, s.box, 1.5)) hit["state " + s.name] = true; });
+    }
+    Object.keys(hit).forEach(function (h) { problems.push(what + " runs through " + h); });
+  });
+  const vp = rect(document.getElementById("viewport")), panel = rect(document.getElementById("details"));
+  const parts = Array.from(svg.querySelectorAll("g.diagram, g.legend")).map(rect);
+  const box = svg.getBoundingClientRect(), full = svg.viewBox.baseVal;
+  document.body.dataset.check = JSON.stringify({
+    problems: problems,
+    samples: samples,
+    states: states.length,
+    labels: labels.length,
+    view: svg.getAttribute("viewBox"),
+    scale: Math.min(box.width / full.width, box.height / full.height),
+    visible: parts.length > 0 && parts.every(function (r) { return r.l >= vp.l - 1 && r.r <= vp.r + 1 && r.t >= vp.t - 1 && r.b <= vp.b + 1; }),
+    beside: vp.r <= panel.l + 0.5 || vp.b <= panel.t + 0.5
+  });
+})();
+"#;
+
+/// The attribute `name` of the first element that has it in Chromium's dumped DOM, unescaped.
+fn attribute(dom: &str, name: &str) -> Option<String> {
+    let at = dom.find(&format!(" {name}=\""))? + name.len() + 3;
+    let value = dom[at..].split('"').next()?;
+    Some(
+        value
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&#39;", "'")
+            .replace("&nbsp;", "\u{a0}")
+            .replace("&amp;", "&"),
+    )
+}
+
+#[test]
+fn shipped_specs_are_drawn_without_overlaps_and_open_fitted() {
+    let Some(browser) = find_chromium() else {
+        let required = std::env::var("FSMC_REQUIRE_CHROMIUM").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "FSMC_REQUIRE_CHROMIUM=1 but no `chromium` is on PATH (install it: apt-get install -y chromium)"
+        );
+        eprintln!("skipping: no `chromium` on PATH");
+        return;
+    };
+    let dir = scratch("chromium-specs");
+    let specs = manifest_dir().join("../specs");
+    let mut files = Vec::new();
+    fsmc::cli::collect_specs(&specs, &mut files).expect("read specs/");
+    let mut pages = 0;
+    let mut failures = Vec::new();
+    for path in files
+        .iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == "invalid"))
+    {
+        let c = fsmc::compile(path, &fsmc::Options::default()).expect("readable");
+        let checked = assert_checked(&c, &path.display().to_string());
+        for name in export::item_names(checked) {
+            let target = export::select(checked, Some(name)).expect("an item of the spec");
+            for direction in [TB, Direction::LeftToRight] {
+                let lr = direction == Direction::LeftToRight;
+                let html = export::html::write(&target, direction).expect("the page");
+                let viewbox = attribute(&html, "viewBox").unwrap_or_default();
+                let size: Vec<f64> = viewbox.split(' ').filter_map(|v| v.parse().ok()).collect();
+                let page = dir.join(format!("{name}{}.html", if lr { "-lr" } else { "" }));
+                std::fs::write(
+                    &page,
+                    html.replace("</body>", &format!("<script>{CHECK}</script>\n</body>")),
+                )
+                .expect("write the page");
+                let (dom, log) = chromium(
+                    &browser,
+                    &dir,
+                    &format!("file://{}", page.display()),
+                    "--dump-dom",
+                );
+                pages += 1;
+                assert!(!log.contains("Uncaught"), "{name}: script error:\n{log}");
+                let check: serde_json::Value = attribute(&dom, "data-check")
+                    .and_then(|c| serde_json::from_str(&c).ok())
+                    .unwrap_or_else(|| panic!("{name}: no measurements in the page"));
+                let what = format!(
+                    "{name} ({})",
+                    if lr { "left to right" } else { "top to bottom" }
+                );
+                let aspect =
+                    size.get(2).copied().unwrap_or(0.) / size.get(3).copied().unwrap_or(1.);
+                eprintln!(
+                    "{what}: {} × {} (aspect {aspect:.2}), {} states, {} labels, {} points on arrows, opens at scale {:.2}",
+                    size.get(2).copied().unwrap_or(0.),
+                    size.get(3).copied().unwrap_or(0.),
+                    check["states"],
+                    check["labels"],
+                    check["samples"],
+                    check["scale"].as_f64().unwrap_or(0.)
+                );
+                assert_eq!(
+                    check["states"].as_u64(),
+                    Some(target.machine.states.len() as u64),
+                    "{what}"
+                );
+                assert!(
+                    check["samples"].as_u64().unwrap_or(0) > 0,
+                    "{what}: no arrows measured"
+                );
+                for p in check["problems"].as_array().into_iter().flatten() {
+                    failures.push(format!("{what}: {}", p.as_str().unwrap_or_default()));
+                }
+                assert!(
+                    check["beside"].as_bool() == Some(true),
+                    "{what}: the diagram is under the panel"
+                );
+                if lr {
+                    continue;
+                }
+                if !(0.25..=4.).contains(&aspect) {
+                    failures.push(format!(
+                        "{what}: aspect ratio {aspect:.2} is not between 1:4 and 4:1"
+                    ));
+                }
+                if check["view"].as_str() != Some(viewbox.as_str()) {
+                    failures.push(format!(
+                        "{what}: opens at {} instead of the whole drawing {viewbox}",
+                        check["view"]
+                    ));
+                }
+                if check["visible"].as_bool() != Some(true) {
+                    failures.push(format!(
+                        "{what}: the drawing is not all in view when the page opens"
+                    ));
+                }
+                if check["scale"].as_f64().unwrap_or(0.) < 0.5 {
+                    failures.push(format!(
+                        "{what}: opens at scale {}, too small to read",
+                        check["scale"]
+                    ));
+                }
+            }
+        }
+    }
+    assert!(pages >= 14, "only {pages} pages drawn");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -191,3 +191,62 @@ fn machines_yaml_cannot_express_are_refused_with_a_reason() {
         "{out}"
     );
 }
+
+#[test]
+fn graph_direction_is_top_to_bottom_by_default_and_every_format_agrees() {
+    let dir = scratch("cli-direction");
+    let spec = write_spec(&dir, TWO);
+    // The `y` (top to bottom) or `x` (left to right) of a state's box in an SVG drawing.
+    let position = |svg: &str, state: &str, axis: &str| -> f64 {
+        let at = svg
+            .find(&format!("data-name=\"{state}\"><rect class=\"box\" "))
+            .unwrap_or_else(|| panic!("{state} is not drawn"));
+        svg[at..]
+            .split(&format!(" {axis}=\""))
+            .nth(1)
+            .and_then(|v| v.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{state} has no {axis}"))
+    };
+    for (direction, rankdir, mermaid, axis) in [
+        (None, "TB", "TB", "y"),
+        (Some("tb"), "TB", "TB", "y"),
+        (Some("lr"), "LR", "LR", "x"),
+    ] {
+        let with = |format: &str| {
+            let mut args = vec![
+                "graph",
+                spec.as_str(),
+                "-m",
+                "FirstAbciApp",
+                "--format",
+                format,
+            ];
+            if let Some(d) = direction {
+                args.extend(["--direction", d]);
+            }
+            let (code, out, err) = run(&args);
+            assert_eq!(code, 0, "{format} {direction:?}: {err}");
+            out
+        };
+        assert!(
+            with("dot").contains(&format!("    rankdir={rankdir};\n")),
+            "{direction:?}"
+        );
+        assert!(
+            with("mermaid").contains(&format!("    direction {mermaid}\n")),
+            "{direction:?}"
+        );
+        // FirstRound → FinishedFirstRound goes down the page (or across it), as DOT's rankdir says.
+        for format in ["svg", "html"] {
+            let drawing = with(format);
+            assert!(
+                position(&drawing, "FirstRound", axis)
+                    < position(&drawing, "FinishedFirstRound", axis),
+                "{format} {direction:?}"
+            );
+        }
+    }
+    let (code, _, err) = run(&["graph", &spec, "--format", "svg", "--direction", "up"]);
+    assert_eq!(code, 2, "{err}");
+}

@@ -3,6 +3,7 @@
 //! kept beside these tests (`tests/compositions/NAME.fsm`) imports the components through the search path
 //! and must state exactly that chain; exporting its app must give upstream's composed spec.
 
+use crate::TB;
 use crate::{assert_checked, canonical, compile, corpus, manifest_dir, same_lines};
 use fsmc::export;
 use fsmc::model::Item;
@@ -156,7 +157,7 @@ fn composed_apps_are_drawn_with_their_machines_as_clusters() {
         clusters.iter().map(|c| c.states.len()).sum::<usize>(),
         target.machine.states.len()
     );
-    let dot = export::dot::write(&target);
+    let dot = export::dot::write(&target, TB);
     for (i, name) in names.iter().enumerate() {
         assert!(
             dot.contains(&format!(
@@ -165,7 +166,7 @@ fn composed_apps_are_drawn_with_their_machines_as_clusters() {
             "{dot}"
         );
     }
-    let svg = export::svg::write(&target).expect("draws");
+    let svg = export::svg::write(&target, TB).expect("draws");
     crate::snapshots::assert_svg_structure(&target, &svg);
     for (i, name) in names.iter().enumerate() {
         assert!(

@@ -1,6 +1,7 @@
 //! Over the whole Open Autonomy corpus: exporting a spec gives its canonical form (the file itself when the
 //! file is canonical), and importing it to `.fsm` then exporting again changes nothing.
 
+use crate::TB;
 use crate::{assert_checked, canonical, compile, corpus, corpus_specs, options, same_lines};
 use fsmc::export;
 
@@ -89,15 +90,16 @@ fn every_drawing_of_every_corpus_spec_is_well_formed_and_deterministic() {
     for path in corpus_specs(&dir) {
         let c = compile(&path, &[]);
         let target = export::select(assert_checked(&c, "spec"), None).expect("one machine");
-        let svg = export::svg::write(&target).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let svg =
+            export::svg::write(&target, TB).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         crate::snapshots::assert_svg_structure(&target, &svg);
         assert_eq!(
-            export::svg::write(&target).as_deref(),
+            export::svg::write(&target, TB).as_deref(),
             Ok(svg.as_str()),
             "SVG of {} is deterministic",
             path.display()
         );
-        let mermaid = export::mermaid::write(&target);
+        let mermaid = export::mermaid::write(&target, TB);
         assert_eq!(
             mermaid
                 .lines()
@@ -105,7 +107,7 @@ fn every_drawing_of_every_corpus_spec_is_well_formed_and_deterministic() {
                 .count(),
             target.machine.transitions.len()
         );
-        let dot = export::dot::write(&target);
+        let dot = export::dot::write(&target, TB);
         assert_eq!(
             dot.matches(" [label=").count(),
             target.machine.transitions.len(),

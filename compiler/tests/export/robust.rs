@@ -1,7 +1,8 @@
 //! Drawing never fails or panics, whatever the machine's shape: machines built directly in the model
 //! (so unchecked ones too: no start state, isolated states, self-loops only, dense graphs, long names).
 
-use fsmc::export::{self, Target};
+use crate::TB;
+use fsmc::export::{self, Direction, Target};
 use fsmc::model::{Event, Machine, Origin, Profile, State, StateId, Transition};
 use fsmc::source::{Name, Span};
 
@@ -74,15 +75,17 @@ fn machine(
 fn draw_all(m: &Machine) {
     let spec = fsmc::model::Spec::default();
     let target = Target::machine(&spec, m);
-    let svg = export::svg::write(&target).unwrap_or_else(|e| panic!("{e}"));
-    assert!(svg.ends_with("</svg>\n"));
-    export::html::write(&target).unwrap_or_else(|e| panic!("{e}"));
-    let _ = (
-        export::dot::write(&target),
-        export::mermaid::write(&target),
-        export::oa::write(m),
-        export::fsm::write(m, &[]),
-    );
+    for direction in [TB, Direction::LeftToRight] {
+        let svg = export::svg::write(&target, direction).unwrap_or_else(|e| panic!("{e}"));
+        assert!(svg.ends_with("</svg>\n"));
+        roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not XML: {e}"));
+        export::html::write(&target, direction).unwrap_or_else(|e| panic!("{e}"));
+        let _ = (
+            export::dot::write(&target, direction),
+            export::mermaid::write(&target, direction),
+        );
+    }
+    let _ = (export::oa::write(m), export::fsm::write(m, &[]));
 }
 
 #[test]
@@ -165,4 +168,40 @@ fn a_large_machine_is_drawn_in_reasonable_time() {
             started.elapsed()
         );
     }
+}
+
+#[test]
+fn a_machine_too_large_to_lay_out_is_refused_with_a_way_out() {
+    // Transitions to random states: every long arrow crosses every layer between its ends, so the layered
+    // layout grows with the square of the states. DOT and Mermaid still work, in linear time.
+    let n = 2_000;
+    let mut rng = Lcg(3);
+    let edges: Vec<_> = (0..n)
+        .flat_map(|i| [(i, Some(0), (i + 1) % n), (i, Some(1), rng.next(n))])
+        .collect();
+    let m = machine(n, 2, &edges, &[0], &[]);
+    let spec = fsmc::model::Spec::default();
+    let target = Target::machine(&spec, &m);
+    let started = std::time::Instant::now();
+    for result in [
+        export::svg::write(&target, TB),
+        export::html::write(&target, TB),
+    ] {
+        let message = result.expect_err("refused");
+        assert!(
+            message.contains("too large to draw as SVG or HTML")
+                && message.contains("--format dot")
+                && message.contains("--format mermaid"),
+            "{message}"
+        );
+    }
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "refusing took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        export::dot::write(&target, TB).matches(" -> ").count(),
+        edges.len() + 1
+    );
 }

@@ -2,6 +2,7 @@
 //! Autonomy YAML and `.fsm` for every valid spec in `specs/` and a few corpus specs; SVG and HTML in full for
 //! one small spec, and checked for structure everywhere else (their markup is large).
 
+use crate::TB;
 use crate::{assert_checked, compile, corpus, manifest_dir};
 use fsmc::export::{self, Target};
 
@@ -25,7 +26,7 @@ pub fn assert_svg_structure(target: &Target<'_>, svg: &str) {
     );
     assert!(svg.ends_with("</svg>\n"), "{}", m.name);
     assert_eq!(
-        svg.matches("<g class=\"state").count(),
+        svg.matches("<g class=\"state ").count() + svg.matches("<g class=\"state\"").count(),
         m.states.len(),
         "{}",
         m.name
@@ -44,7 +45,7 @@ pub fn assert_svg_structure(target: &Target<'_>, svg: &str) {
         .map(|t| (t.from.index(), t.to.index()))
         .collect();
     assert_eq!(
-        svg.matches(" data-edge=").count(),
+        svg.matches("<path class=\"edge\" data-edge=").count(),
         pairs.len(),
         "{}",
         m.name
@@ -78,7 +79,10 @@ fn assert_html_structure(target: &Target<'_>, html: &str) {
             m.name
         );
     }
-    assert_eq!(html.matches("<g class=\"state").count(), m.states.len());
+    assert_eq!(
+        html.matches("<g class=\"state ").count() + html.matches("<g class=\"state\"").count(),
+        m.states.len()
+    );
     assert!(html.contains("<script type=\"application/json\" id=\"fsm-data\">"));
     for s in &m.states {
         assert!(
@@ -92,21 +96,21 @@ fn assert_html_structure(target: &Target<'_>, html: &str) {
 
 /// Snapshots the text formats of one machine or app, and checks the drawings' structure.
 fn formats(prefix: &str, target: &Target<'_>) {
-    snapshot(&format!("{prefix}.dot"), &export::dot::write(target));
+    snapshot(&format!("{prefix}.dot"), &export::dot::write(target, TB));
     snapshot(
         &format!("{prefix}.mermaid"),
-        &export::mermaid::write(target),
+        &export::mermaid::write(target, TB),
     );
     let yaml = export::oa::write(target.machine).unwrap_or_else(|e| format!("error: {e}\n"));
     snapshot(&format!("{prefix}.oa-yaml"), &yaml);
     let fsm = export::fsm::write(target.machine, &[]).unwrap_or_else(|e| format!("error: {e}\n"));
     snapshot(&format!("{prefix}.fsm"), &fsm);
-    let svg = export::svg::write(target).expect("draws");
+    let svg = export::svg::write(target, TB).expect("draws");
     assert_svg_structure(target, &svg);
-    let html = export::html::write(target).expect("draws");
+    let html = export::html::write(target, TB).expect("draws");
     assert_html_structure(target, &html);
     assert_eq!(
-        export::html::write(target).as_deref(),
+        export::html::write(target, TB).as_deref(),
         Ok(html.as_str()),
         "HTML is deterministic"
     );
@@ -149,7 +153,10 @@ fn same_after_fsm_round_trip(path: &std::path::Path, target: &Target<'_>) {
     let checked = assert_checked(&c, &format!("the .fsm of {}:\n{fsm}", path.display()));
     let again = export::select(checked, None).expect("one machine");
     // `.fsm` groups transitions by state, so the drawing's statements may come in another order.
-    let (dot, expected) = (export::dot::write(&again), export::dot::write(target));
+    let (dot, expected) = (
+        export::dot::write(&again, TB),
+        export::dot::write(target, TB),
+    );
     assert!(
         crate::same_lines(&dot, &expected),
         "{}:\n{dot}\n{expected}",
@@ -247,11 +254,11 @@ fn svg_and_html_of_a_small_spec_in_full() {
     let target = export::select(assert_checked(&c, "registration"), None).expect("one machine");
     snapshot(
         "corpus-registration.svg",
-        &export::svg::write(&target).expect("draws"),
+        &export::svg::write(&target, TB).expect("draws"),
     );
     snapshot(
         "corpus-registration.html",
-        &export::html::write(&target).expect("draws"),
+        &export::html::write(&target, TB).expect("draws"),
     );
 }
 

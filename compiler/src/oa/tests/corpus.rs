@@ -1,7 +1,7 @@
 //! The shared corpus of real upstream specs: each reads without a diagnostic, and the writer reproduces upstream.
 //!
-//! The corpus lives next to the repository (`../shared/corpus/open-autonomy`) and is never copied into it;
-//! where it is absent these tests say so and pass.
+//! The corpus is never copied into the repository; `crate::corpus` says where it is found (`FSMC_CORPUS`, or
+//! `../shared/corpus` beside the workspace). Where it is absent these tests say so and pass.
 
 use super::{ok, report};
 use crate::diag::Code;
@@ -25,8 +25,7 @@ const NOT_CANONICAL: [&str; 4] = [
 const TOP_LEVEL_FILES: usize = 76;
 
 fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/open-autonomy");
-    dir.is_dir().then_some(dir)
+    crate::corpus::for_test(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."), "oa corpus tests")
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {
@@ -46,9 +45,10 @@ fn sorted_lines(text: &str) -> Vec<&str> {
 
 #[test]
 fn every_corpus_spec_reads_cleanly_and_round_trips() {
-    // The corpus lives beside the repository (../shared); CI always has it, so its absence is a failure,
-    // not a reason to pass without checking anything.
-    let root = corpus().expect("the Open Autonomy corpus at ../shared/corpus/open-autonomy");
+    // CI sets FSMC_CORPUS, so there a missing corpus fails rather than passing without checking anything.
+    let Some(root) = corpus() else {
+        return;
+    };
     let mut canonical = Vec::new();
     let mut top_level = 0;
     for (dir, top) in [
