@@ -7,7 +7,9 @@ const RUNGS: usize = 5;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
-    let mut spec = String::from("/// A ladder, climbed one rung at a time.\nmachine Ladder {\n    event UP;\n");
+    let mut spec = String::from(
+        "/// A ladder, climbed one rung at a time.\nmachine Ladder {\n    event UP;\n",
+    );
     for i in 0..RUNGS {
         let kind = match i {
             0 => "start default state",

@@ -81,12 +81,17 @@ fn main() {
 /// searches sorted rows, and the table test checks that against its accepted events like any other.
 fn large_machine(out_dir: &Path, all: &mut String) {
     let (states, events) = (400, 200);
-    let mut spec = String::from("/// A ring with shortcuts, too large for a dense table.\nmachine Large {\n");
+    let mut spec =
+        String::from("/// A ring with shortcuts, too large for a dense table.\nmachine Large {\n");
     for e in 0..events {
         let _ = writeln!(spec, "    event E{e};");
     }
     for s in 0..states {
-        let kind = if s == 0 { "start default state" } else { "state" };
+        let kind = if s == 0 {
+            "start default state"
+        } else {
+            "state"
+        };
         let _ = writeln!(spec, "    {kind} S{s};");
     }
     for s in 0..states {
@@ -101,7 +106,10 @@ fn large_machine(out_dir: &Path, all: &mut String) {
     let c = fsmc::compile_str("large.fsm", &spec, out_dir, &fsmc::Options::default());
     let checked = c.checked.as_ref().expect("the large machine checks clean");
     let code = fsmc::codegen::format(fsmc::codegen::generate(checked)).expect("Rust");
-    assert!(!code.contains("static TABLE"), "a sparse table was expected");
+    assert!(
+        !code.contains("static TABLE"),
+        "a sparse table was expected"
+    );
     std::fs::write(out_dir.join("large.rs"), code).expect("OUT_DIR is writable");
     let _ = writeln!(
         all,
@@ -136,7 +144,10 @@ fn adversarial_specs(out_dir: &Path) {
     let opts = fsmc::Options::default();
     for i in 0..cases {
         let (name, text) = if i % 5 == 4 {
-            (format!("case{i}_fsm_specification.yaml"), adversarial::yaml(&mut rng))
+            (
+                format!("case{i}_fsm_specification.yaml"),
+                adversarial::yaml(&mut rng),
+            )
         } else {
             (format!("case{i}.fsm"), adversarial::fsm(&mut rng))
         };

@@ -92,6 +92,10 @@ mod tests {
         assert!(locate(Some("data".into()), &root).unwrap().is_some());
         // An absolute path is taken as it is.
         let abs = root.join("data").into_os_string();
-        assert!(locate(Some(abs), Path::new("/elsewhere")).unwrap().is_some());
+        assert!(
+            locate(Some(abs), Path::new("/elsewhere"))
+                .unwrap()
+                .is_some()
+        );
     }
 }

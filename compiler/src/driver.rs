@@ -54,7 +54,10 @@ pub fn compile_str(name: &str, text: &str, base_dir: &Path, opts: &Options) -> C
 /// Compiles several specs as one compilation (what `fsmc check` does with a directory): every file is read,
 /// resolved and checked once however many of the others import it, so the work is linear in the files. Entries
 /// that cannot be read are returned with their errors.
-pub fn compile_all(entries: &[PathBuf], opts: &Options) -> (Compilation, Vec<(PathBuf, EntryError)>) {
+pub fn compile_all(
+    entries: &[PathBuf],
+    opts: &Options,
+) -> (Compilation, Vec<(PathBuf, EntryError)>) {
     crate::diag::reset_suggestion_budget();
     let (loaded, errors) = loader::load_all(entries, &opts.load);
     (finish(loaded, opts), errors)

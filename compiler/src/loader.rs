@@ -334,7 +334,10 @@ impl Loader<'_> {
                     format!("`{p}`")
                 }
             };
-            let mut searched = vec![format!("{} (beside the importing file)", shown(self.display(dir)))];
+            let mut searched = vec![format!(
+                "{} (beside the importing file)",
+                shown(self.display(dir))
+            )];
             searched.extend(
                 self.opts
                     .search_paths
@@ -454,7 +457,11 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let big = dir.join("big.fsm");
         std::fs::write(&big, vec![b'x'; 2048]).unwrap();
-        assert!(read_regular(&big, 1024).unwrap_err().contains("larger than"));
+        assert!(
+            read_regular(&big, 1024)
+                .unwrap_err()
+                .contains("larger than")
+        );
         assert_eq!(read_regular(&big, 4096).unwrap().len(), 2048);
         assert_eq!(read_regular(&dir, 4096).unwrap_err(), "is a directory");
         std::fs::remove_dir_all(&dir).unwrap();

@@ -101,7 +101,11 @@ fn a_spec_that_is_a_device_or_a_fifo_is_refused_not_read() {
     s.write("door.fsm", SPEC);
     let o = fsmc(&s.0, &["check", "."]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(o.stderr.contains("checked 1 spec: ok; 2 could not be read"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("checked 1 spec: ok; 2 could not be read"),
+        "{}",
+        o.stderr
+    );
     // Imported: a FIFO is refused unread; the link to `/dev/zero` leads outside the allowed directories.
     s.write("main.fsm", "import \"pipe.fsm\";\nimport \"zero.fsm\";\n");
     let o = fsmc(&s.0, &["check", "main.fsm"]);
@@ -136,7 +140,11 @@ fn an_import_through_a_link_cannot_leave_the_allowed_directories() {
     let o = fsmc(&s.path("root"), &["check", "main.fsm"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert!(o.stdout.contains("error[E0003]"), "{}", o.stdout);
-    assert!(!o.stdout.contains("secret"), "the outside file was read: {}", o.stdout);
+    assert!(
+        !o.stdout.contains("secret"),
+        "the outside file was read: {}",
+        o.stdout
+    );
 }
 
 #[test]
@@ -148,7 +156,11 @@ fn gen_refuses_an_output_that_is_not_a_file() {
     for target in ["/dev/full", "/dev/stdout", "pipe.rs", "dir.rs"] {
         let o = fsmc(&s.0, &["gen", "door.fsm", "-o", target]);
         assert_eq!(o.code, 2, "{target}: {}", o.stderr);
-        assert!(o.stderr.contains("not a regular file"), "{target}: {}", o.stderr);
+        assert!(
+            o.stderr.contains("not a regular file"),
+            "{target}: {}",
+            o.stderr
+        );
     }
 }
 
@@ -156,7 +168,11 @@ fn gen_refuses_an_output_that_is_not_a_file() {
 fn output_that_cannot_be_written_exits_two() {
     let s = Scratch::new("full");
     s.write("door.fsm", SPEC);
-    for args in [&["gen", "door.fsm"][..], &["explain", "E0101"], &["explain"]] {
+    for args in [
+        &["gen", "door.fsm"][..],
+        &["explain", "E0101"],
+        &["explain"],
+    ] {
         let full = std::fs::OpenOptions::new()
             .write(true)
             .open("/dev/full")
@@ -177,9 +193,15 @@ fn gen_output_does_not_depend_on_the_directory_it_runs_in() {
     let written = std::fs::read_to_string(s.path("src/door.rs")).expect("written");
     assert!(written.contains("// Spec: ../specs/door.fsm"), "{written}");
     // Checked from elsewhere, with other paths to the same files: not stale.
-    let o = fsmc(&s.path("src"), &["gen", "../specs/door.fsm", "-o", "door.rs", "--check"]);
+    let o = fsmc(
+        &s.path("src"),
+        &["gen", "../specs/door.fsm", "-o", "door.rs", "--check"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let o = fsmc(&s.path("specs"), &["gen", "door.fsm", "-o", "../src/door.rs", "--check"]);
+    let o = fsmc(
+        &s.path("specs"),
+        &["gen", "door.fsm", "-o", "../src/door.rs", "--check"],
+    );
     assert_eq!(o.code, 0, "{}", o.stderr);
     // On standard output, the spec is named by its file name wherever the command runs.
     let a = fsmc(&s.0, &["gen", "specs/door.fsm"]);
@@ -235,10 +257,18 @@ fn a_long_import_chain_reads_each_file_once() {
     let (compilation, unreadable) = fsmc::driver::compile_all(&files, &fsmc::Options::default());
     assert!(unreadable.is_empty());
     assert_eq!(compilation.files_read.len(), n);
-    assert!(compilation.diagnostics.is_empty(), "{:?}", compilation.diagnostics);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
     let o = fsmc(&s.0, &["check", "."]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stderr.contains(&format!("checked {n} specs: ok")), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(&format!("checked {n} specs: ok")),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -253,7 +283,12 @@ fn output_errors_are_caught_in_process_too() {
         }
     }
     let mut err = Vec::new();
-    let code = fsmc::cli::run(["fsmc", "explain", "E0101"].map(Into::into), &mut Full, &mut err, false);
+    let code = fsmc::cli::run(
+        ["fsmc", "explain", "E0101"].map(Into::into),
+        &mut Full,
+        &mut err,
+        false,
+    );
     assert_eq!(code, 2);
     assert!(String::from_utf8_lossy(&err).contains("cannot write the output"));
 }
@@ -277,7 +312,10 @@ fn spec_text_never_reaches_the_terminal_raw() {
     let o = fsmc(&s.0, &["check", "."]);
     assert_ne!(o.code, 0);
     for text in [&o.stdout, &o.stderr] {
-        assert!(!text.contains('\u{1b}'), "an escape reached the terminal:\n{text}");
+        assert!(
+            !text.contains('\u{1b}'),
+            "an escape reached the terminal:\n{text}"
+        );
         assert!(!text.contains('\u{7}'), "{text}");
         assert!(!text.contains('\u{202e}'), "{text}");
     }

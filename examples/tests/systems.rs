@@ -150,7 +150,9 @@ fn a_refused_guard_is_reported_as_refused() {
             self.0
         }
     }
-    let err = State::Cart.fire(Event::Place, &mut Stock(false)).unwrap_err();
+    let err = State::Cart
+        .fire(Event::Place, &mut Stock(false))
+        .unwrap_err();
     assert!(err.guarded);
     assert_eq!(
         err.to_string(),
@@ -163,17 +165,26 @@ fn a_refused_guard_is_reported_as_refused() {
         err.to_string(),
         "event `PAY` is not accepted in state `Cart`; it accepts: `PLACE`"
     );
-    assert_eq!(State::Cart.fire(Event::Place, &mut Stock(true)), Ok(State::Placed));
+    assert_eq!(
+        State::Cart.fire(Event::Place, &mut Stock(true)),
+        Ok(State::Placed)
+    );
 }
 
 #[test]
 fn states_and_events_serialize_as_their_spec_names() {
     use negotiation::fipa_negotiation::{Event, State};
-    assert_eq!(serde_json::to_string(&Event::MatchAccept).unwrap(), "\"MatchAccept\"");
+    assert_eq!(
+        serde_json::to_string(&Event::MatchAccept).unwrap(),
+        "\"MatchAccept\""
+    );
     let state: State = serde_json::from_str("\"Idle\"").unwrap();
     assert_eq!(state, State::Idle);
     let err = serde_json::from_str::<State>("\"Nowhere\"").unwrap_err();
-    assert!(err.to_string().contains("`Nowhere` is not a state of"), "{err}");
+    assert!(
+        err.to_string().contains("`Nowhere` is not a state of"),
+        "{err}"
+    );
     // A round trip through every state.
     for s in State::ALL {
         let text = serde_json::to_string(s).unwrap();

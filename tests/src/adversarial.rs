@@ -37,20 +37,118 @@ impl Rng {
 
 /// Identifiers the `.fsm` grammar accepts that are hard on a code generator.
 pub const NAMES: &[&str] = &[
-    "self", "Self", "SELF", "crate", "super", "type", "Type", "TYPE", "fn", "match", "async", "await", "dyn",
-    "gen", "try", "yield", "union", "static", "Static", "state", "State", "STATE", "Event", "event", "Data",
-    "data", "Round", "round", "Spec", "App", "Node", "Context", "Behaviour", "Hooks", "Handlers", "Role",
-    "Agent", "ALL", "DEFAULT_START", "START", "FINAL", "name", "Name", "next", "fire", "step", "has", "carry",
-    "check", "set_has", "_x", "__", "_", "x_", "X", "a1", "A1", "ReadyNow", "ready_now", "READY_NOW",
-    "readyNow", "FooBar", "foo_bar", "FOO_BAR", "Foo_Bar", "ABCRound", "AbcRound", "poll", "Poll", "main",
-    "std", "core", "fsmc_runtime", "Option", "Some", "None", "Ok", "Err", "Result", "String", "Vec", "Box",
-    "Clone", "Default", "Debug", "Drop", "Sized", "r", "b", "z9", "Z_9", "DONE", "Done", "done",
+    "self",
+    "Self",
+    "SELF",
+    "crate",
+    "super",
+    "type",
+    "Type",
+    "TYPE",
+    "fn",
+    "match",
+    "async",
+    "await",
+    "dyn",
+    "gen",
+    "try",
+    "yield",
+    "union",
+    "static",
+    "Static",
+    "state",
+    "State",
+    "STATE",
+    "Event",
+    "event",
+    "Data",
+    "data",
+    "Round",
+    "round",
+    "Spec",
+    "App",
+    "Node",
+    "Context",
+    "Behaviour",
+    "Hooks",
+    "Handlers",
+    "Role",
+    "Agent",
+    "ALL",
+    "DEFAULT_START",
+    "START",
+    "FINAL",
+    "name",
+    "Name",
+    "next",
+    "fire",
+    "step",
+    "has",
+    "carry",
+    "check",
+    "set_has",
+    "_x",
+    "__",
+    "_",
+    "x_",
+    "X",
+    "a1",
+    "A1",
+    "ReadyNow",
+    "ready_now",
+    "READY_NOW",
+    "readyNow",
+    "FooBar",
+    "foo_bar",
+    "FOO_BAR",
+    "Foo_Bar",
+    "ABCRound",
+    "AbcRound",
+    "poll",
+    "Poll",
+    "main",
+    "std",
+    "core",
+    "fsmc_runtime",
+    "Option",
+    "Some",
+    "None",
+    "Ok",
+    "Err",
+    "Result",
+    "String",
+    "Vec",
+    "Box",
+    "Clone",
+    "Default",
+    "Debug",
+    "Drop",
+    "Sized",
+    "r",
+    "b",
+    "z9",
+    "Z_9",
+    "DONE",
+    "Done",
+    "done",
 ];
 
 /// Free text for Open Autonomy YAML names (quoted), which become identifiers only after sanitising.
 pub const FREE: &[&str] = &[
-    "Foo-Bar Round", "漢字Round", "éRound", "a\u{202e}b", "tab\there", "esc\u{1b}[31mRound", "0Round",
-    "-", "Round Round", "self", "Self", "__Round__", "x.y.z", "quote\\\"d",
+    "Foo-Bar Round",
+    "漢字Round",
+    "éRound",
+    "a\u{202e}b",
+    "tab\there",
+    "esc\u{1b}[31mRound",
+    "0Round",
+    "-",
+    "Round Round",
+    "self",
+    "Self",
+    "__Round__",
+    "x.y.z",
+    "quote\\\"d",
 ];
 
 /// Doc comment text.
@@ -205,7 +303,10 @@ fn abci(rng: &mut Rng) -> String {
     s.push_str(&format!("    final state {fin};\n"));
     let timeout = s
         .lines()
-        .find_map(|l| l.strip_prefix("    event ").filter(|l| l.contains("timeout")))
+        .find_map(|l| {
+            l.strip_prefix("    event ")
+                .filter(|l| l.contains("timeout"))
+        })
         .and_then(|l| l.split_whitespace().next())
         .unwrap_or("ROUND_TIMEOUT")
         .to_string();
@@ -224,7 +325,10 @@ fn dialogue(rng: &mut Rng) -> String {
         return String::new();
     }
     let machine = rng.pick(NAMES);
-    let mut s = format!("machine {machine}: dialogue {{\n    roles {}, {};\n", roles[0], roles[1]);
+    let mut s = format!(
+        "machine {machine}: dialogue {{\n    roles {}, {};\n",
+        roles[0], roles[1]
+    );
     for (i, p) in perfs.iter().enumerate() {
         doc(rng, &mut s, "    ");
         let n = rng.below(3);
@@ -246,7 +350,15 @@ fn dialogue(rng: &mut Rng) -> String {
     ));
     s.push_str(&format!(
         "    ({}, {}) -> {};\n    ({}, {}) -> {};\n    ({}, {}) -> {};\n}}\n",
-        states[0], perfs[0], states[1], states[1], perfs[1], states[0], states[1], perfs[2], states[2]
+        states[0],
+        perfs[0],
+        states[1],
+        states[1],
+        perfs[1],
+        states[0],
+        states[1],
+        perfs[2],
+        states[2]
     ));
     s
 }
@@ -258,7 +370,10 @@ fn staged(rng: &mut Rng) -> String {
         return String::new();
     }
     let machine = rng.pick(NAMES);
-    let mut s = format!("machine {machine}: staged {{\n    agents {}, {};\n", agents[0], agents[1]);
+    let mut s = format!(
+        "machine {machine}: staged {{\n    agents {}, {};\n",
+        agents[0], agents[1]
+    );
     s.push_str(&format!(
         "    start default state {} {{ acting {}; handler; }}\n",
         stages[0], agents[0]
@@ -267,7 +382,10 @@ fn staged(rng: &mut Rng) -> String {
         "    state {} {{ acting {}; rewarded {}; }}\n",
         stages[1], agents[1], agents[0]
     ));
-    s.push_str(&format!("    state {} {{ acting {}; }}\n", stages[2], agents[0]));
+    s.push_str(&format!(
+        "    state {} {{ acting {}; }}\n",
+        stages[2], agents[0]
+    ));
     s.push_str(&format!(
         "    {} -> {}, {};\n    {} -> {};\n    {} -> {};\n}}\n",
         stages[0], stages[1], stages[2], stages[1], stages[0], stages[2], stages[0]

@@ -52,7 +52,13 @@ mod adversarial {
     fn enough_adversarial_specs_check_clean_to_mean_something() {
         let (accepted, refused) = ADVERSARIAL;
         // Both paths are exercised: the generator is neither all noise nor all tame.
-        assert!(accepted >= 40, "only {accepted} specs checked clean ({refused} refused)");
-        assert!(refused >= 40, "only {refused} specs were refused ({accepted} checked clean)");
+        assert!(
+            accepted >= 40,
+            "only {accepted} specs checked clean ({refused} refused)"
+        );
+        assert!(
+            refused >= 40,
+            "only {refused} specs were refused ({accepted} checked clean)"
+        );
     }
 }

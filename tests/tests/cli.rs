@@ -151,7 +151,12 @@ fn a_missing_file_beside_a_good_one_is_counted_apart() {
     assert_eq!(code, 2);
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
     assert_eq!(v["code"], "E0002");
-    assert!(v["message"].as_str().is_some_and(|m| m.contains("gone.fsm")), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("gone.fsm")),
+        "{v}"
+    );
 }
 
 #[test]
@@ -292,7 +297,12 @@ fn explain_lists_every_code() {
 #[test]
 fn every_command_names_the_diagnostics_format_alike() {
     let spec = workspace().join("tests/fixtures/multi_error.fsm");
-    for command in [&["check"][..], &["gen"], &["export"], &["graph", "--format", "dot"]] {
+    for command in [
+        &["check"][..],
+        &["gen"],
+        &["export"],
+        &["graph", "--format", "dot"],
+    ] {
         let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = command.iter().map(|a| a as _).collect();
         let rest: [&dyn AsRef<std::ffi::OsStr>; 3] = [&"--message-format", &"json", &spec];
         args.extend(rest);

@@ -6,7 +6,9 @@ use fsmc::diag::{Code, Diagnostic, Severity};
 use std::path::Path;
 
 fn diagnostics(name: &str) -> Vec<Diagnostic> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/compose").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/compose")
+        .join(name);
     fsmc::compile(&path, &fsmc::Options::default())
         .expect("the fixture is readable")
         .diagnostics
@@ -16,9 +18,7 @@ fn diagnostics(name: &str) -> Vec<Diagnostic> {
 fn about_the_app(name: &str) -> Vec<Diagnostic> {
     diagnostics(name)
         .into_iter()
-        .filter(|d| {
-            d.code != Code::NoPathToFinal || d.message.starts_with("in the composed app")
-        })
+        .filter(|d| d.code != Code::NoPathToFinal || d.message.starts_with("in the composed app"))
         .collect()
 }
 
@@ -57,7 +57,10 @@ fn an_unresolved_mapping_is_one_error() {
     let found = about_the_app("typo.fsm");
     let codes: Vec<Code> = found.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::UnknownState], "{found:#?}");
-    assert_eq!(found[0].help.as_deref(), Some("did you mean `ReportRound`?"));
+    assert_eq!(
+        found[0].help.as_deref(),
+        Some("did you mean `ReportRound`?")
+    );
 }
 
 #[test]
@@ -66,7 +69,9 @@ fn a_state_of_an_unchained_machine_suggests_chaining_it() {
     assert_eq!(found.len(), 1, "{found:#?}");
     assert_eq!(
         found[0].help.as_deref(),
-        Some("`OtherRound` is a state of `OtherAbciApp`, which is in scope but not chained: add it to `chain`")
+        Some(
+            "`OtherRound` is a state of `OtherAbciApp`, which is in scope but not chained: add it to `chain`"
+        )
     );
 }
 
@@ -77,5 +82,8 @@ fn messages_name_a_machine_by_its_alias() {
         .iter()
         .find(|d| d.code == Code::MachineUsedTwice)
         .expect("reported");
-    assert_eq!(twice.message, "machine `Fetch` appears twice in app `XAbciApp`");
+    assert_eq!(
+        twice.message,
+        "machine `Fetch` appears twice in app `XAbciApp`"
+    );
 }

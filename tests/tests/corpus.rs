@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 
 /// The corpus (see `fsmc::corpus`): `None`, after saying so, when there is none and none was asked for.
 fn corpus() -> Option<PathBuf> {
-    fsmc::corpus::for_test(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."), "corpus verdicts")
+    fsmc::corpus::for_test(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        "corpus verdicts",
+    )
 }
 
 struct Entry {
@@ -60,8 +63,7 @@ fn verdicts_agree_with_upstream_on_every_corpus_file() {
     );
     let mut failures = Vec::new();
     for e in &entries {
-        let c =
-            compile(&dir.join(&e.file), &Options::default()).expect("corpus file is readable");
+        let c = compile(&dir.join(&e.file), &Options::default()).expect("corpus file is readable");
         let errors: Vec<_> = c
             .diagnostics
             .iter()

@@ -263,7 +263,8 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
 fn done_only(m: &Machine, s: StateId) -> Option<crate::model::EventId> {
     use crate::model::{Outcome, Profile, RoundKind};
     let st = m.state(s);
-    if m.profile != Profile::Abci || matches!(st.kind(), RoundKind::Custom | RoundKind::Degenerate) {
+    if m.profile != Profile::Abci || matches!(st.kind(), RoundKind::Custom | RoundKind::Degenerate)
+    {
         return None;
     }
     m.outcome_event(s, Outcome::Done)

@@ -46,7 +46,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     hooks(m, out);
     data_methods(m, out);
     for (what, names) in [
-        ("state", m.states.iter().map(|s| &s.name).collect::<Vec<_>>()),
+        (
+            "state",
+            m.states.iter().map(|s| &s.name).collect::<Vec<_>>(),
+        ),
         ("event", m.events.iter().map(|e| &e.name).collect()),
         ("role", m.roles.iter().collect()),
         ("agent", m.agents.iter().collect()),
@@ -59,7 +62,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                         Code::ReservedName,
                         format!("`{n}` cannot name {}", article(what)),
                     )
-                    .at(n.span, "becomes `Self` in generated Rust, which is reserved")
+                    .at(
+                        n.span,
+                        "becomes `Self` in generated Rust, which is reserved",
+                    )
                     .help(format!("rename the {what}")),
                 );
             }
@@ -116,8 +122,14 @@ fn underscore(what: &str, n: &Name, out: &mut Vec<Diagnostic>) {
 /// case, would be two methods with one name.
 fn hooks(m: &Machine, out: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<String, (&Name, &'static str)> = BTreeMap::new();
-    let guards = m.transitions.iter().flat_map(|t| t.guards.iter().map(|g| (&g.name, "guard")));
-    let actions = m.transitions.iter().flat_map(|t| t.actions.iter().map(|a| (a, "action")));
+    let guards = m
+        .transitions
+        .iter()
+        .flat_map(|t| t.guards.iter().map(|g| (&g.name, "guard")));
+    let actions = m
+        .transitions
+        .iter()
+        .flat_map(|t| t.actions.iter().map(|a| (a, "action")));
     for (n, kind) in guards.chain(actions) {
         underscore(&article(kind), n, out);
         let rust = ident::snake(&n.text);

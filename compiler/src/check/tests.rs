@@ -379,7 +379,10 @@ fn a_round_writes_only_when_it_ends_on_done() {
                (FetchRound, DONE) -> ReportRound; (FetchRound, NO_MAJORITY) -> ReportRound; \
                (ReportRound, DONE) -> FinishedRound; }";
     assert_eq!(codes(src), [Code::ReadBeforeWrite]);
-    let fixed = src.replace("(FetchRound, NO_MAJORITY) -> ReportRound", "(FetchRound, NO_MAJORITY) -> FetchRound");
+    let fixed = src.replace(
+        "(FetchRound, NO_MAJORITY) -> ReportRound",
+        "(FetchRound, NO_MAJORITY) -> FetchRound",
+    );
     assert_eq!(codes(&fixed), []);
 }
 
@@ -451,9 +454,17 @@ fn names_that_would_generate_broken_rust_are_refused() {
     // A repeated field of one performative.
     let dialogue = "machine D: dialogue { roles buyer, seller; event Cfp(q: u64, q: u64) by buyer; \
                     event Accept by seller; start default state Open; final state Done; (Open, Cfp) -> Done; }";
-    assert!(codes(dialogue).contains(&Code::NameCollision), "{:?}", codes(dialogue));
+    assert!(
+        codes(dialogue).contains(&Code::NameCollision),
+        "{:?}",
+        codes(dialogue)
+    );
     // Two machines of one file whose modules collide.
     let two = "machine FooBar { event GO; start default state A; final state B; (A, GO) -> B; } \
                machine foo_bar { event GO; start default state A; final state B; (A, GO) -> B; }";
-    assert!(codes(two).contains(&Code::NameCollision), "{:?}", codes(two));
+    assert!(
+        codes(two).contains(&Code::NameCollision),
+        "{:?}",
+        codes(two)
+    );
 }

@@ -144,7 +144,12 @@ fn run(
     let compilation: Compilation = match driver::compile(spec, &opts) {
         Ok(c) => c,
         Err(e) => {
-            let _ = writeln!(err, "error[{}]: {}", Code::Io.id(), crate::diag::render::inert(&format!("{}: {}", e.path, e.message)));
+            let _ = writeln!(
+                err,
+                "error[{}]: {}",
+                Code::Io.id(),
+                crate::diag::render::inert(&format!("{}: {}", e.path, e.message))
+            );
             return 2;
         }
     };

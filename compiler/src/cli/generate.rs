@@ -23,7 +23,10 @@ pub(crate) struct GenArgs {
 
 /// The file `fsmc gen` writes: the `@generated` header, the spec's path, the formatted code; an error when the
 /// generator produced code that is not Rust (an internal error).
-pub fn generated_file(spec_display: &str, checked: &crate::model::Checked) -> Result<String, String> {
+pub fn generated_file(
+    spec_display: &str,
+    checked: &crate::model::Checked,
+) -> Result<String, String> {
     Ok(format!(
         "{}// Spec: {spec_display}\n\n{}",
         codegen::HEADER,
@@ -39,7 +42,11 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
     let compilation = match driver::compile(&args.spec, &opts) {
         Ok(c) => c,
         Err(e) => {
-            let _ = writeln!(err, "error[E0002]: {}", crate::diag::render::inert(&format!("{}: {}", e.path, e.message)));
+            let _ = writeln!(
+                err,
+                "error[E0002]: {}",
+                crate::diag::render::inert(&format!("{}: {}", e.path, e.message))
+            );
             return 2;
         }
     };
@@ -145,6 +152,10 @@ fn relative(base: &Path, path: &Path) -> String {
     let (b, p): (Vec<_>, Vec<_>) = (base.components().collect(), path.components().collect());
     let common = b.iter().zip(&p).take_while(|(x, y)| x == y).count();
     let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
-    parts.extend(p[common..].iter().map(|c| c.as_os_str().to_string_lossy().into_owned()));
+    parts.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
     parts.join("/")
 }

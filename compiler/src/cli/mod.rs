@@ -115,7 +115,10 @@ pub fn run(
             return code;
         }
     };
-    let mut tracked = Tracked { inner: out, error: None };
+    let mut tracked = Tracked {
+        inner: out,
+        error: None,
+    };
     let out = &mut tracked;
     let code = match cli.command {
         Command::Check(args) => check(args, out, err, stdout_is_tty),
@@ -348,7 +351,12 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
         let io = Diagnostic::new(Code::Io, format!("{}: {}", f.display(), e.message));
         match args.common.message_format {
             Format::Human => {
-                let _ = writeln!(err, "error[{}]: {}", Code::Io.id(), render::inert(&io.message));
+                let _ = writeln!(
+                    err,
+                    "error[{}]: {}",
+                    Code::Io.id(),
+                    render::inert(&io.message)
+                );
             }
             Format::Json => {
                 let _ = out.write_all(render::json(&Default::default(), &[io]).as_bytes());
@@ -383,9 +391,7 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
             });
         }
         if unreadable > 0 {
-            line.push_str(&format!(
-                "; {unreadable} could not be read",
-            ));
+            line.push_str(&format!("; {unreadable} could not be read",));
         }
         let _ = writeln!(err, "{line}");
     }

@@ -67,15 +67,21 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
     let mut labels = Vec::new();
     if let Some(p) = &d.primary {
         labels.push(
-            CsLabel::primary(p.span.file.0 as usize, p.span.range()).with_message(inert(&p.message)),
+            CsLabel::primary(p.span.file.0 as usize, p.span.range())
+                .with_message(inert(&p.message)),
         );
     }
     for s in &d.secondary {
         labels.push(
-            CsLabel::secondary(s.span.file.0 as usize, s.span.range()).with_message(inert(&s.message)),
+            CsLabel::secondary(s.span.file.0 as usize, s.span.range())
+                .with_message(inert(&s.message)),
         );
     }
-    let mut notes: Vec<String> = d.notes.iter().map(|n| format!("note: {}", inert(n))).collect();
+    let mut notes: Vec<String> = d
+        .notes
+        .iter()
+        .map(|n| format!("note: {}", inert(n)))
+        .collect();
     if let Some(h) = &d.help {
         notes.push(format!("help: {}", inert(h)));
     }

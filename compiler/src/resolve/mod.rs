@@ -4,8 +4,8 @@
 //! a bad transition is reported and skipped, and the rest of the machine is still built and checked.
 
 mod machine;
-mod types;
 mod oa;
+mod types;
 
 use crate::diag::{Code, Diagnostic, Level, LintLevels, did_you_mean};
 use crate::model::{App, Item, MachineId, MappingEdge, Spec};

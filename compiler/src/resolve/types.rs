@@ -211,7 +211,10 @@ mod tests {
             let message = verdict(ty).unwrap_or_else(|| panic!("{ty} passed"));
             assert!(message.contains("would name the generated"), "{ty}");
         }
-        assert!(verdict("Vec<State>").is_some(), "nested names are shadowed too");
+        assert!(
+            verdict("Vec<State>").is_some(),
+            "nested names are shadowed too"
+        );
         assert_eq!(verdict("Vec<crate::State>"), None);
     }
 }

@@ -25,7 +25,10 @@ const NOT_CANONICAL: [&str; 4] = [
 const TOP_LEVEL_FILES: usize = 76;
 
 fn corpus() -> Option<PathBuf> {
-    crate::corpus::for_test(&Path::new(env!("CARGO_MANIFEST_DIR")).join(".."), "oa corpus tests")
+    crate::corpus::for_test(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        "oa corpus tests",
+    )
 }
 
 fn yaml_files(dir: &Path) -> Vec<PathBuf> {

@@ -1,0 +1,419 @@
+//! A node's home directory: its key, the genesis every node shares, and its own configuration; and the
+//! generator that writes them for a local network of N nodes on 127.0.0.1.
+//!
+//! ```text
+//! HOME/
+//!   genesis.json      chain id, genesis time, the validators' public keys (identical on every node)
+//!   node_key.json     this node's Ed25519 secret key (consensus, transactions and libp2p identity)
+//!   config.json       moniker, agent index, listen address, peers, block interval, timeouts
+//!   data/             the block store and the engine's write-ahead log
+//! ```
+
+use serde::{Deserialize, Serialize};
+use std::fmt::{self, Display, Formatter};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use malachitebft_app::config::NodeConfig;
+use malachitebft_config::{
+    ConsensusConfig, DiscoveryConfig, P2pConfig, PubSubProtocol, ValuePayload, ValueSyncConfig,
+};
+use malachitebft_core_types::LinearTimeouts;
+
+use crate::signing::{PrivateKey, PublicKey, hex, unhex};
+use crate::types::{Validator, ValidatorSet};
+
+/// A configuration problem: a file that cannot be read, written or understood.
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl Display for ConfigError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| ConfigError(format!("{} is not valid: {e}", path.display())))
+}
+
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ConfigError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| ConfigError(format!("cannot encode {}: {e}", path.display())))?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))
+}
+
+/// What every node of a network agrees on before the first block.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Genesis {
+    /// Names the network; transactions are signed for it.
+    pub chain_id: String,
+    /// The app's start time, in milliseconds since the Unix epoch; the first block comes after it.
+    pub genesis_time_ms: u64,
+    /// The validators' public keys, in hex. The set is fixed: it never rotates.
+    pub validators: Vec<String>,
+    /// Periods of synchronized data each replica keeps.
+    pub history_depth: usize,
+}
+
+impl Genesis {
+    /// Reads `genesis.json`.
+    pub fn load(path: &Path) -> Result<Genesis, ConfigError> {
+        let genesis: Genesis = read_json(path)?;
+        genesis.validator_set()?;
+        if genesis.history_depth == 0 {
+            return Err(ConfigError(format!(
+                "{}: history_depth must be at least 1",
+                path.display()
+            )));
+        }
+        Ok(genesis)
+    }
+
+    /// The validator set, checked: at least one validator, every key 32 bytes of hex, no duplicate.
+    pub fn validator_set(&self) -> Result<ValidatorSet, ConfigError> {
+        let mut keys = Vec::new();
+        for text in &self.validators {
+            let key = unhex(text)
+                .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
+                .ok_or_else(|| {
+                    ConfigError(format!("genesis: {text:?} is not a 32-byte hex public key"))
+                })?;
+            keys.push(PublicKey(key));
+        }
+        let set = ValidatorSet::new(keys.into_iter().map(Validator::new));
+        if set.validators().is_empty() {
+            return Err(ConfigError("genesis: no validators".into()));
+        }
+        if set.validators().len() != self.validators.len() {
+            return Err(ConfigError("genesis: a validator is listed twice".into()));
+        }
+        Ok(set)
+    }
+}
+
+/// The node's secret key file.
+#[derive(Serialize, Deserialize)]
+struct KeyFile {
+    secret_key: String,
+}
+
+/// Reads `node_key.json`.
+pub fn load_key(path: &Path) -> Result<PrivateKey, ConfigError> {
+    let file: KeyFile = read_json(path)?;
+    let bytes = unhex(&file.secret_key)
+        .and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
+        .ok_or_else(|| ConfigError(format!("{}: not a 32-byte hex key", path.display())))?;
+    Ok(PrivateKey::from_bytes(bytes))
+}
+
+/// Writes `node_key.json`, readable by its owner only.
+pub fn save_key(path: &Path, key: &PrivateKey) -> Result<(), ConfigError> {
+    write_json(
+        path,
+        &KeyFile {
+            secret_key: hex(&key.to_bytes()),
+        },
+    )?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| ConfigError(format!("cannot protect {}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+/// One node's own settings (`config.json`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeSettings {
+    /// A human name for logs.
+    pub moniker: String,
+    /// Which agent of the app this node runs (its behaviour may depend on it).
+    pub index: usize,
+    /// Where it listens, as a libp2p multiaddress (`/ip4/127.0.0.1/tcp/PORT`).
+    pub listen_addr: String,
+    /// The other nodes' addresses; every one is dialled and kept connected.
+    pub persistent_peers: Vec<String>,
+    /// The least time a height takes (the engine's target time), in milliseconds: the pace of blocks. 0 for
+    /// as fast as consensus goes.
+    pub block_interval_ms: u64,
+    /// How long a round waits for the proposal before voting nil.
+    pub timeout_propose_ms: u64,
+    /// How long a round waits for more prevotes once it has a quorum of any.
+    pub timeout_prevote_ms: u64,
+    /// How long a round waits for more precommits once it has a quorum of any.
+    pub timeout_precommit_ms: u64,
+    /// How often a node tells its peers its height, so a node behind learns it must sync.
+    pub sync_status_interval_ms: u64,
+    /// How far ahead of this node's clock a proposed block's time may be.
+    pub max_clock_drift_ms: u64,
+    /// How often this node's own transactions still waiting for a block are forwarded again.
+    pub tx_resend_ms: u64,
+}
+
+impl NodeSettings {
+    /// Settings for node `index` listening on `port`, with the given peers and pace.
+    pub fn local(index: usize, port: u16, peers: Vec<String>, block_interval_ms: u64) -> Self {
+        NodeSettings {
+            moniker: format!("node-{index}"),
+            index,
+            listen_addr: multiaddr(port),
+            persistent_peers: peers,
+            block_interval_ms,
+            timeout_propose_ms: 1_000,
+            timeout_prevote_ms: 300,
+            timeout_precommit_ms: 300,
+            sync_status_interval_ms: 500,
+            max_clock_drift_ms: 2_000,
+            tx_resend_ms: 1_000,
+        }
+    }
+
+    /// The engine's timeouts.
+    pub fn timeouts(&self) -> LinearTimeouts {
+        let ms = Duration::from_millis;
+        let propose = ms(self.timeout_propose_ms);
+        let prevote = ms(self.timeout_prevote_ms);
+        let precommit = ms(self.timeout_precommit_ms);
+        LinearTimeouts {
+            propose,
+            propose_delta: propose / 4,
+            prevote,
+            prevote_delta: prevote / 4,
+            precommit,
+            precommit_delta: precommit / 4,
+            rebroadcast: propose + prevote + precommit,
+            max_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// The engine's configuration.
+    pub fn engine_config(&self) -> Result<EngineConfig, ConfigError> {
+        let parse = |text: &str| {
+            text.parse()
+                .map_err(|e| ConfigError(format!("{text:?} is not a multiaddress: {e}")))
+        };
+        let p2p = P2pConfig {
+            listen_addr: parse(&self.listen_addr)?,
+            persistent_peers: self
+                .persistent_peers
+                .iter()
+                .map(|p| parse(p))
+                .collect::<Result<_, _>>()?,
+            persistent_peers_only: false,
+            discovery: DiscoveryConfig {
+                enabled: false,
+                // Every peer is on 127.0.0.1: a per-address connection limit would count them all as one.
+                max_connections_per_ip: 1_000,
+                ..DiscoveryConfig::default()
+            },
+            protocol: PubSubProtocol::default(),
+            ..P2pConfig::default()
+        };
+        Ok(EngineConfig {
+            moniker: self.moniker.clone(),
+            consensus: ConsensusConfig {
+                p2p,
+                value_payload: ValuePayload::ProposalAndParts,
+                ..ConsensusConfig::default()
+            },
+            value_sync: ValueSyncConfig {
+                enabled: true,
+                status_update_interval: Duration::from_millis(self.sync_status_interval_ms.max(50)),
+                request_timeout: Duration::from_secs(5),
+                ..ValueSyncConfig::default()
+            },
+        })
+    }
+}
+
+/// `/ip4/127.0.0.1/tcp/PORT`.
+pub fn multiaddr(port: u16) -> String {
+    format!("/ip4/127.0.0.1/tcp/{port}")
+}
+
+/// The engine's view of a node's configuration.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    moniker: String,
+    consensus: ConsensusConfig,
+    value_sync: ValueSyncConfig,
+}
+
+impl NodeConfig for EngineConfig {
+    fn moniker(&self) -> &str {
+        &self.moniker
+    }
+
+    fn consensus(&self) -> &ConsensusConfig {
+        &self.consensus
+    }
+
+    fn consensus_mut(&mut self) -> &mut ConsensusConfig {
+        &mut self.consensus
+    }
+
+    fn value_sync(&self) -> &ValueSyncConfig {
+        &self.value_sync
+    }
+
+    fn value_sync_mut(&mut self) -> &mut ValueSyncConfig {
+        &mut self.value_sync
+    }
+}
+
+/// Everything in a node's home directory.
+#[derive(Clone, Debug)]
+pub struct Home {
+    /// The directory.
+    pub dir: PathBuf,
+    /// The shared genesis.
+    pub genesis: Genesis,
+    /// This node's key.
+    pub key: PrivateKey,
+    /// This node's settings.
+    pub settings: NodeSettings,
+}
+
+impl Home {
+    /// Reads a home directory.
+    pub fn load(dir: &Path) -> Result<Home, ConfigError> {
+        let genesis = Genesis::load(&dir.join("genesis.json"))?;
+        let key = load_key(&dir.join("node_key.json"))?;
+        let settings: NodeSettings = read_json(&dir.join("config.json"))?;
+        let me = key.public_key();
+        if genesis.validator_set()?.get(&me.address()).is_none() {
+            return Err(ConfigError(format!(
+                "{}: this node's key is not one of the genesis validators",
+                dir.display()
+            )));
+        }
+        Ok(Home {
+            dir: dir.to_path_buf(),
+            genesis,
+            key,
+            settings,
+        })
+    }
+
+    /// Where the block store and the write-ahead log live.
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+}
+
+/// How to lay out a local network.
+#[derive(Clone, Debug)]
+pub struct TestnetOptions {
+    /// How many nodes.
+    pub nodes: usize,
+    /// The chain id.
+    pub chain_id: String,
+    /// The pace of blocks, in milliseconds.
+    pub block_interval_ms: u64,
+    /// The proposal timeout, in milliseconds.
+    pub timeout_propose_ms: u64,
+    /// The first port, or `None` to ask the operating system for free ones.
+    pub base_port: Option<u16>,
+}
+
+impl TestnetOptions {
+    /// `nodes` nodes with half-second blocks on free ports.
+    pub fn new(nodes: usize) -> Self {
+        TestnetOptions {
+            nodes,
+            chain_id: "fsmc-local".into(),
+            block_interval_ms: 500,
+            timeout_propose_ms: 1_000,
+            base_port: None,
+        }
+    }
+}
+
+/// Ports on 127.0.0.1 that nothing listens on right now, as the operating system hands them out (so parallel
+/// runs do not pick the same ones).
+pub fn free_ports(n: usize) -> Result<Vec<u16>, ConfigError> {
+    // Hold every listener until all are chosen, so the same port is not handed out twice.
+    let listeners = (0..n)
+        .map(|_| TcpListener::bind(("127.0.0.1", 0)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ConfigError(format!("cannot find a free port: {e}")))?;
+    listeners
+        .iter()
+        .map(|l| l.local_addr().map(|a| a.port()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| ConfigError(format!("cannot find a free port: {e}")))
+}
+
+/// The current time in milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// Writes keys, one genesis and configurations for a network of local nodes into `dir/node-0`, `dir/node-1`,
+/// …; returns the home directories.
+pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf>, ConfigError> {
+    if options.nodes == 0 {
+        return Err(ConfigError("a network needs at least one node".into()));
+    }
+    let ports = match options.base_port {
+        Some(base) => (0..options.nodes)
+            .map(|i| {
+                u16::try_from(i)
+                    .ok()
+                    .and_then(|i| base.checked_add(i))
+                    .ok_or_else(|| ConfigError(format!("port {base} + {i} is out of range")))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        None => free_ports(options.nodes)?,
+    };
+    let keys = (0..options.nodes)
+        .map(|_| PrivateKey::generate())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| ConfigError(format!("no randomness for keys: {e}")))?;
+    let genesis = Genesis {
+        chain_id: options.chain_id.clone(),
+        genesis_time_ms: now_ms(),
+        validators: keys.iter().map(|k| hex(&k.public_key().0)).collect(),
+        history_depth: 3,
+    };
+    for i in 0..options.nodes {
+        let home = dir.join(format!("node-{i}"));
+        // A home holding another network's store would refuse to start: never mix two networks.
+        if home.exists() {
+            return Err(ConfigError(format!(
+                "{} already exists; choose an empty directory",
+                home.display()
+            )));
+        }
+    }
+    let mut homes = Vec::new();
+    for (i, (key, port)) in keys.iter().zip(&ports).enumerate() {
+        let home = dir.join(format!("node-{i}"));
+        std::fs::create_dir_all(&home)
+            .map_err(|e| ConfigError(format!("cannot create {}: {e}", home.display())))?;
+        let peers = ports
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &p)| multiaddr(p))
+            .collect();
+        let mut settings = NodeSettings::local(i, *port, peers, options.block_interval_ms);
+        settings.timeout_propose_ms = options.timeout_propose_ms;
+        write_json(&home.join("genesis.json"), &genesis)?;
+        save_key(&home.join("node_key.json"), key)?;
+        write_json(&home.join("config.json"), &settings)?;
+        homes.push(home);
+    }
+    Ok(homes)
+}

@@ -1,0 +1,345 @@
+//! One node as one OS process: the replica on the calling thread, the engine on a Tokio runtime beside it,
+//! joined by a [`ConsensusLayer`].
+
+use std::fmt::{self, Display, Formatter};
+use std::path::Path;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+use tokio::sync::mpsc::UnboundedSender;
+use tracing::{info, warn};
+
+use fsmc_runtime::app::{
+    AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, ConsensusLayer, Genesis, Node,
+    NodeError, Tx,
+};
+use malachitebft_app_channel::app::types::Keypair;
+use malachitebft_app_channel::app::types::codec::Codec;
+use malachitebft_app_channel::{
+    ConsensusContext, NetworkContext, NetworkIdentity, RequestContext, Signer, SyncContext,
+    WalContext, start_engine,
+};
+
+use crate::codec::BorshCodec;
+use crate::config::{ConfigError, Home};
+use crate::host::{AppPort, Host, HostError, Tip, ToApp};
+use crate::signing::{Ed25519Provider, hex};
+use crate::store::{BlockStore, StoreError};
+use crate::types::{BlockValue, FsmcContext};
+
+/// How long [`ConsensusLayer::next_block`] waits for a block before letting the replica act.
+const BLOCK_WAIT: Duration = Duration::from_millis(20);
+
+/// Why a node stopped.
+#[derive(Debug)]
+pub enum RunError {
+    /// Its home directory is missing or wrong.
+    Config(ConfigError),
+    /// Its block store is damaged or unreadable.
+    Store(StoreError),
+    /// Replaying its own store did not give back the app hashes it had stored.
+    Replay {
+        /// The first height that differs.
+        height: u64,
+        /// The hash stored with the block.
+        stored: String,
+        /// The hash the replay reached.
+        replayed: String,
+    },
+    /// The replica refused a block.
+    App(AppError),
+    /// The engine could not start.
+    Start(String),
+    /// The engine side stopped the node (divergence, damage, a stopped engine).
+    Halted(String),
+}
+
+impl Display for RunError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Config(e) => Display::fmt(e, f),
+            Self::Store(e) => write!(f, "{e}; halting"),
+            Self::Replay {
+                height,
+                stored,
+                replayed,
+            } => write!(
+                f,
+                "replaying the block store diverged at height {height}: the store says app hash {stored}, the \
+                 replica computes {replayed}; halting"
+            ),
+            Self::App(e) => write!(f, "the replica refused a block: {e}"),
+            Self::Start(e) => write!(f, "the consensus engine did not start: {e}"),
+            Self::Halted(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<ConfigError> for RunError {
+    fn from(e: ConfigError) -> Self {
+        RunError::Config(e)
+    }
+}
+
+impl From<StoreError> for RunError {
+    fn from(e: StoreError) -> Self {
+        RunError::Store(e)
+    }
+}
+
+/// The engine as the replica sees it: decided blocks in, app hashes and transactions out.
+pub struct EngineLayer {
+    blocks: Receiver<ToApp>,
+    commits: UnboundedSender<(u64, AppHash)>,
+    submits: UnboundedSender<Vec<u8>>,
+}
+
+/// The engine stopped the node.
+#[derive(Debug)]
+pub struct Halted(pub String);
+
+impl Display for Halted {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Halted {}
+
+impl ConsensusLayer for EngineLayer {
+    type Error = Halted;
+
+    fn submit(&mut self, tx: Vec<u8>) -> Result<(), Halted> {
+        self.submits
+            .send(tx)
+            .map_err(|_| Halted("the consensus engine stopped".into()))
+    }
+
+    fn next_block(&mut self) -> Result<Option<Block>, Halted> {
+        match self.blocks.recv_timeout(BLOCK_WAIT) {
+            Ok(ToApp::Block(block)) => Ok(Some(block)),
+            Ok(ToApp::Halt(why)) => Err(Halted(why)),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(Halted("the consensus engine stopped".into()))
+            }
+        }
+    }
+
+    fn commit(&mut self, height: u64, app_hash: AppHash) -> Result<(), Halted> {
+        self.commits
+            .send((height, app_hash))
+            .map_err(|_| Halted("the consensus engine stopped".into()))
+    }
+}
+
+/// The block the replica sees: content only (the proposer and the parent's hash stay with the engine).
+pub fn app_block(value: &BlockValue) -> Block {
+    Block {
+        height: value.height,
+        time_ms: value.time_ms,
+        txs: value
+            .txs
+            .iter()
+            .map(|tx| Tx {
+                sender: tx.sender.to_string(),
+                data: tx.data.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// What a running node reports: each applied block, and the blocks it replayed from its store at start.
+pub trait Observer<S: AppSpec> {
+    /// The store was replayed up to `height`, reaching `app_hash`.
+    fn replayed(&mut self, _height: u64, _app_hash: AppHash) {}
+    /// A decided block was applied; `app` is the replica after the blocks of this step.
+    fn applied(&mut self, app: &App<S>, report: &BlockReport<S>);
+}
+
+/// Runs the node whose home is `home`, with `agent` as its behaviour, until the engine or a check stops it.
+///
+/// Before the engine starts, the replica replays the node's own block store, and each block must give back
+/// the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
+pub fn run_node<S: AppSpec>(
+    home: &Path,
+    agent: Box<S::Agent>,
+    observer: &mut dyn Observer<S>,
+) -> Result<(), RunError> {
+    let home = Home::load(home)?;
+    let validators = home.genesis.validator_set()?;
+    let opened = BlockStore::open(&home.data_dir())?;
+    for warning in &opened.warnings {
+        warn!("{warning}");
+    }
+
+    let agents: Vec<AgentId> = validators
+        .validators()
+        .iter()
+        .map(|v| v.address.to_string())
+        .collect();
+    let mut genesis = Genesis::new(agents, home.genesis.genesis_time_ms);
+    genesis.history_depth = home.genesis.history_depth;
+    let app = App::<S>::new(genesis).map_err(RunError::App)?;
+    let me = home.key.public_key().address();
+    let mut node = Node::new(app, me.to_string(), agent);
+
+    // Recovery: the replica comes back to the state it had, block by block, each checked against the hash
+    // stored with it, before the engine is asked for anything.
+    let mut tip = Tip {
+        height: 0,
+        time_ms: home.genesis.genesis_time_ms,
+        app_hash: node.app().app_hash().0,
+    };
+    for stored in &opened.blocks {
+        let hash = node
+            .replay(std::iter::once(&app_block(&stored.value)))
+            .map_err(RunError::App)?;
+        if hash.0 != stored.app_hash {
+            return Err(RunError::Replay {
+                height: stored.height,
+                stored: hex(&stored.app_hash),
+                replayed: hash.to_string(),
+            });
+        }
+        tip = Tip {
+            height: stored.height,
+            time_ms: stored.value.time_ms,
+            app_hash: hash.0,
+        };
+    }
+    if tip.height > 0 {
+        info!(height = tip.height, "replayed the block store");
+        observer.replayed(tip.height, AppHash(tip.app_hash));
+    }
+
+    let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
+    let (commits_tx, commits_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (submits_tx, submits_rx) = tokio::sync::mpsc::unbounded_channel();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| RunError::Start(e.to_string()))?;
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
+    let chain_id = home.genesis.chain_id.clone();
+    let settings = home.settings.clone();
+    let key = home.key.clone();
+    let wal = home.data_dir().join("wal").join("consensus.wal");
+    let engine_config = settings.engine_config()?;
+    runtime.spawn(async move {
+        let provider = Ed25519Provider::new(key.clone());
+        let started = async {
+            let keypair = Keypair::ed25519_from_bytes(key.to_bytes()).map_err(|e| e.to_string())?;
+            let peer_id = keypair.public().to_peer_id();
+            let proof = provider
+                .sign_validator_proof(provider.public_key().0.to_vec(), peer_id.to_bytes())
+                .await
+                .map_err(|e| e.to_string())?;
+            let proof_bytes = BorshCodec.encode(&proof).map_err(|e| e.to_string())?;
+            let identity = NetworkIdentity::new_validator(
+                settings.moniker.clone(),
+                keypair,
+                me.to_string(),
+                proof_bytes,
+            );
+            start_engine(
+                FsmcContext,
+                engine_config,
+                WalContext::new(wal, BorshCodec),
+                NetworkContext::new(identity, BorshCodec),
+                ConsensusContext::new_validator(
+                    me,
+                    Box::new(provider.clone()),
+                    Box::new(provider.clone()),
+                ),
+                SyncContext::new(BorshCodec),
+                RequestContext::new(100),
+            )
+            .await
+            .map_err(|e| format!("{e:#}"))
+        }
+        .await;
+        let (channels, _engine) = match started {
+            Ok(started) => {
+                let _ = ready_tx.send(Ok(()));
+                started
+            }
+            Err(e) => {
+                let _ = ready_tx.send(Err(e));
+                return;
+            }
+        };
+        let network = channels.network.clone();
+        let mut host = Host::new(
+            chain_id,
+            key,
+            validators,
+            settings,
+            opened.store,
+            tip,
+            network,
+            AppPort {
+                blocks: blocks_tx,
+                commits: commits_rx,
+                submits: submits_rx,
+            },
+        );
+        // The last blocks' transactions: a payload the replica sends again after a restart is not ordered
+        // twice.
+        let recent = opened.blocks.len().saturating_sub(1_000);
+        for stored in opened.blocks.get(recent..).unwrap_or_default() {
+            host.remember_committed(&stored.value.txs);
+        }
+        let why = host.run(channels).await;
+        tracing::error!("{why}");
+    });
+    match ready_rx.recv() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(RunError::Start(e)),
+        Err(_) => return Err(RunError::Start("the engine task ended".into())),
+    }
+
+    let mut layer = EngineLayer {
+        blocks: blocks_rx,
+        commits: commits_tx,
+        submits: submits_tx,
+    };
+    let error = loop {
+        match node.step(&mut layer) {
+            Ok(reports) => {
+                for report in &reports {
+                    observer.applied(node.app(), report);
+                }
+            }
+            Err(NodeError::Engine(Halted(why))) => break RunError::Halted(why),
+            Err(NodeError::App(e)) => break RunError::App(e),
+            Err(NodeError::Encode(e)) => break RunError::Halted(e.to_string()),
+        }
+    };
+    // The engine's actors are cancelled; none of them may hold the process up.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Err(error)
+}
+
+/// The stored (height, app hash) of every block in the store of the node at `home`, checked as at start.
+pub fn stored_hashes(home: &Path) -> Result<Vec<(u64, AppHash)>, RunError> {
+    Ok(BlockStore::read(&home.join("data"))?
+        .iter()
+        .map(|b| (b.height, AppHash(b.app_hash)))
+        .collect())
+}
+
+/// Who the node at `home` is: its validator address, which is its agent's name in the app.
+pub fn node_address(home: &Path) -> Result<String, RunError> {
+    Ok(Home::load(home)?.key.public_key().address().to_string())
+}
+
+/// Makes the host error printable where the node reports it.
+impl From<HostError> for RunError {
+    fn from(e: HostError) -> Self {
+        RunError::Halted(e.to_string())
+    }
+}

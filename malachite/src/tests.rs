@@ -1,0 +1,422 @@
+//! Unit tests: encodings round-trip and refuse garbage, signatures bind what they sign, the store survives a
+//! cut-short write and refuses damage, and a generated network configures.
+
+use bytes::Bytes;
+use malachitebft_codec::{Codec, HasEncodedLen};
+use malachitebft_core_consensus::SignedConsensusMsg;
+use malachitebft_core_types::{
+    CommitCertificate, CommitSignature, Context, ExtendedCommitCertificate, NilOrVal, Round,
+    SignedMessage, ValidatorProof, VoteExtensions,
+};
+use malachitebft_engine::util::streaming::{StreamContent, StreamId, StreamMessage};
+use malachitebft_signing::{Signer, Verifier};
+use malachitebft_sync::{RawDecidedValue, Response, ValueResponse};
+
+use crate::codec::BorshCodec;
+use crate::config::{Genesis, Home, TestnetOptions, write_testnet};
+use crate::signing::{Ed25519Provider, PrivateKey};
+use crate::store::{BlockStore, StoreError, StoredBlock};
+use crate::types::{
+    BlockValue, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx, Validator, ValidatorSet,
+};
+
+fn key(seed: u8) -> PrivateKey {
+    PrivateKey::from_bytes([seed; 32])
+}
+
+fn block(height: u64, key: &PrivateKey) -> BlockValue {
+    BlockValue {
+        height,
+        time_ms: 1_000 + height,
+        proposer: key.public_key().address(),
+        prev_app_hash: [height as u8; 32],
+        txs: vec![SignedTx::sign("test", key, vec![1, 2, height as u8])],
+    }
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+fn certificate(value: &BlockValue, signer: &PrivateKey) -> CommitCertificate<FsmcContext> {
+    let provider = Ed25519Provider::new(signer.clone());
+    let vote = FsmcContext.new_precommit(
+        Height(value.height),
+        Round::new(0),
+        NilOrVal::Val(value.id_bytes()),
+        signer.public_key().address(),
+    );
+    let signed = block_on(provider.sign_vote(vote)).expect("sign");
+    CommitCertificate {
+        height: Height(value.height),
+        round: Round::new(0),
+        value_id: value.id_bytes(),
+        commit_signatures: vec![CommitSignature::new(
+            signer.public_key().address(),
+            signed.signature,
+        )],
+    }
+}
+
+#[test]
+fn parts_round_trip_and_garbage_is_an_error() {
+    let k = key(1);
+    let value = block(3, &k);
+    let part = ProposalPart::Block(SignedBlock {
+        height: Height(3),
+        round: Round::new(1),
+        signature: k.sign(&SignedBlock::signing_bytes(
+            Height(3),
+            Round::new(1),
+            &value,
+        )),
+        value,
+    });
+    let msg = StreamMessage::new(
+        StreamId::new(Bytes::from_static(b"id")),
+        0,
+        StreamContent::Data(part),
+    );
+    let bytes = BorshCodec.encode(&msg).expect("encode");
+    let back: StreamMessage<ProposalPart> = BorshCodec.decode(bytes.clone()).expect("decode");
+    assert_eq!(back, msg);
+
+    let mut longer = bytes.to_vec();
+    longer.push(0);
+    assert!(
+        Codec::<StreamMessage<ProposalPart>>::decode(&BorshCodec, Bytes::from(longer)).is_err()
+    );
+    for garbage in [&b""[..], b"\xff\xff\xff\xff", &[7; 100]] {
+        assert!(
+            Codec::<StreamMessage<ProposalPart>>::decode(
+                &BorshCodec,
+                Bytes::copy_from_slice(garbage)
+            )
+            .is_err()
+        );
+        assert!(
+            Codec::<SignedConsensusMsg<FsmcContext>>::decode(
+                &BorshCodec,
+                Bytes::copy_from_slice(garbage)
+            )
+            .is_err()
+        );
+        assert!(
+            Codec::<Response<FsmcContext>>::decode(&BorshCodec, Bytes::copy_from_slice(garbage))
+                .is_err()
+        );
+    }
+}
+
+#[test]
+fn votes_are_signed_and_tampering_is_caught() {
+    let k = key(2);
+    let provider = Ed25519Provider::new(k.clone());
+    let vote = FsmcContext.new_prevote(
+        Height(5),
+        Round::new(0),
+        NilOrVal::Val(block(5, &k).id_bytes()),
+        k.public_key().address(),
+    );
+    let signed = block_on(provider.sign_vote(vote.clone())).expect("sign");
+    let ok = block_on(provider.verify_signed_vote(&vote, &signed.signature, &k.public_key()));
+    assert!(ok.expect("verify").is_valid());
+    let other = FsmcContext.new_prevote(
+        Height(6),
+        Round::new(0),
+        NilOrVal::Nil,
+        k.public_key().address(),
+    );
+    let bad = block_on(provider.verify_signed_vote(&other, &signed.signature, &k.public_key()));
+    assert!(bad.expect("verify").is_invalid());
+    let wrong_key =
+        block_on(provider.verify_signed_vote(&vote, &signed.signature, &key(3).public_key()));
+    assert!(wrong_key.expect("verify").is_invalid());
+
+    // Through the wire and back.
+    let msg = SignedConsensusMsg::Vote(signed);
+    let bytes = BorshCodec.encode(&msg).expect("encode");
+    assert_eq!(BorshCodec.decode(bytes).ok(), Some(msg));
+}
+
+#[test]
+fn the_validator_proof_round_trips_and_verifies() {
+    let k = key(4);
+    let provider = Ed25519Provider::new(k.clone());
+    let proof = block_on(provider.sign_validator_proof(k.public_key().0.to_vec(), vec![9; 38]))
+        .expect("sign");
+    let bytes = BorshCodec.encode(&proof).expect("encode");
+    let back: ValidatorProof<FsmcContext> = BorshCodec.decode(bytes).expect("decode");
+    assert_eq!(back, proof);
+    assert!(
+        block_on(provider.verify_validator_proof(&back))
+            .expect("verify")
+            .is_valid()
+    );
+    let forged = ValidatorProof::new(key(5).public_key().0.to_vec(), vec![9; 38], proof.signature);
+    assert!(
+        block_on(provider.verify_validator_proof(&forged))
+            .expect("verify")
+            .is_invalid()
+    );
+    let short = ValidatorProof::new(vec![1, 2, 3], vec![], proof.signature);
+    assert!(
+        block_on(provider.verify_validator_proof(&short))
+            .expect("verify")
+            .is_invalid()
+    );
+}
+
+#[test]
+fn sync_responses_round_trip_with_their_length() {
+    let k = key(6);
+    let value = block(1, &k);
+    let cert = certificate(&value, &k);
+    let response = Response::ValueResponse(ValueResponse::new(
+        Height(1),
+        vec![RawDecidedValue::new(
+            Bytes::from(value.encode()),
+            ExtendedCommitCertificate::from_commit_certificate_and_extensions(
+                cert,
+                VoteExtensions::default(),
+            ),
+        )],
+    ));
+    let bytes = BorshCodec.encode(&response).expect("encode");
+    assert_eq!(BorshCodec.encoded_len(&response).expect("len"), bytes.len());
+    let back: Response<FsmcContext> = BorshCodec.decode(bytes).expect("decode");
+    assert_eq!(back, response);
+}
+
+#[test]
+fn transactions_verify_only_for_their_sender_and_chain() {
+    let k = key(7);
+    let tx = SignedTx::sign("chain-a", &k, b"payload".to_vec());
+    assert!(tx.verify("chain-a", &k.public_key()));
+    assert!(!tx.verify("chain-b", &k.public_key()));
+    assert!(!tx.verify("chain-a", &key(8).public_key()));
+    let mut forged = tx.clone();
+    forged.data.push(0);
+    assert!(!forged.verify("chain-a", &k.public_key()));
+    // The same payload from the same sender is one transaction, whatever the signature.
+    let copy = SignedTx {
+        signature: crate::signing::Signature([0; 64]),
+        ..tx.clone()
+    };
+    assert_eq!(copy.id(), tx.id());
+}
+
+#[test]
+fn proposers_rotate_over_the_sorted_set() {
+    let set = ValidatorSet::new((1..=4).map(|s| Validator::new(key(s).public_key())));
+    let at = |h, r| set.proposer(Height(h), Round::new(r)).map(|v| v.address);
+    let first: Vec<_> = (1..=4).map(|h| at(h, 0)).collect();
+    let mut unique = first.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        4,
+        "every validator proposes once in four heights"
+    );
+    assert_eq!(
+        at(1, 1),
+        at(2, 0),
+        "the next round's proposer is the next validator"
+    );
+    assert_eq!(at(5, 0), at(1, 0));
+    assert!(
+        ValidatorSet::new([])
+            .proposer(Height(1), Round::new(0))
+            .is_none()
+    );
+}
+
+fn stored(height: u64, k: &PrivateKey) -> StoredBlock {
+    let value = block(height, k);
+    StoredBlock {
+        height,
+        certificate: certificate(&value, k),
+        value,
+        app_hash: [height as u8 + 100; 32],
+    }
+}
+
+#[test]
+fn the_store_keeps_blocks_across_reopening() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(9);
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=5 {
+            store.append(stored(h, &k)).expect("append");
+        }
+        assert_eq!(store.get(3).expect("get"), Some(stored(3, &k)));
+        assert_eq!(store.get(6).expect("get"), None);
+        assert_eq!(store.get(0).expect("get"), None);
+    }
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert!(opened.warnings.is_empty());
+    assert_eq!(opened.blocks.len(), 5);
+    assert_eq!(opened.store.height(), 5);
+    assert_eq!(BlockStore::read(dir.path()).expect("read").len(), 5);
+}
+
+#[test]
+fn a_cut_short_last_record_is_dropped_but_damage_is_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(10);
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=3 {
+            store.append(stored(h, &k)).expect("append");
+        }
+    }
+    let path = dir.path().join("blocks.dat");
+    let whole = std::fs::read(&path).expect("read");
+
+    // A crash in the middle of writing the last record.
+    std::fs::write(&path, &whole[..whole.len() - 10]).expect("write");
+    let opened = BlockStore::open(dir.path()).expect("recovers");
+    assert_eq!(opened.blocks.len(), 2);
+    assert_eq!(opened.warnings.len(), 1);
+    drop(opened);
+    assert!(std::fs::metadata(&path).expect("meta").len() < whole.len() as u64 - 10);
+
+    // A flipped bit in a complete record.
+    let mut damaged = whole.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    std::fs::write(&path, &damaged).expect("write");
+    assert!(matches!(
+        BlockStore::open(dir.path()),
+        Err(StoreError::Corrupt { .. })
+    ));
+    assert!(matches!(
+        BlockStore::read(dir.path()),
+        Err(StoreError::Corrupt { .. })
+    ));
+
+    // Not a store at all.
+    std::fs::write(&path, b"hello world").expect("write");
+    let err = BlockStore::open(dir.path()).err().expect("refused");
+    assert!(err.to_string().contains("bad magic"), "{err}");
+}
+
+#[test]
+fn a_record_out_of_order_is_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(11);
+    let mut store = BlockStore::open(dir.path()).expect("open").store;
+    store.append(stored(1, &k)).expect("append");
+    // Height 3 after 1: a well-formed record in the wrong place.
+    store.append(stored(3, &k)).expect("append");
+    drop(store);
+    let err = BlockStore::open(dir.path()).err().expect("refused");
+    assert!(err.to_string().contains("expected 2"), "{err}");
+}
+
+#[test]
+fn proposals_survive_a_restart_until_the_height_is_stored() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(12);
+    let value = block(1, &k);
+    let part = SignedBlock {
+        height: Height(1),
+        round: Round::new(0),
+        signature: k.sign(&SignedBlock::signing_bytes(
+            Height(1),
+            Round::new(0),
+            &value,
+        )),
+        value,
+    };
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        store.save_proposal(part.clone()).expect("save");
+    }
+    let mut store = BlockStore::open(dir.path()).expect("reopen").store;
+    let me = k.public_key().address();
+    assert_eq!(
+        store.proposal_by(&me, Height(1), Round::new(0)),
+        Some(&part)
+    );
+    assert_eq!(store.proposal_by(&me, Height(1), Round::new(1)), None);
+    assert_eq!(
+        store.proposal_by(&key(1).public_key().address(), Height(1), Round::new(0)),
+        None
+    );
+    store.append(stored(1, &k)).expect("append");
+    drop(store);
+    let store = BlockStore::open(dir.path()).expect("reopen").store;
+    assert_eq!(store.proposals_at(Height(1)).count(), 0);
+}
+
+#[test]
+fn a_generated_network_loads_and_bad_genesis_is_refused() {
+    let dir = tempfile::tempdir().expect("dir");
+    let homes = write_testnet(dir.path(), &TestnetOptions::new(4)).expect("testnet");
+    assert_eq!(homes.len(), 4);
+    assert!(
+        write_testnet(dir.path(), &TestnetOptions::new(4)).is_err(),
+        "a second network is not written over the first"
+    );
+    let loaded: Vec<Home> = homes.iter().map(|h| Home::load(h).expect("load")).collect();
+    assert!(loaded.iter().all(|h| h.genesis == loaded[0].genesis));
+    let ports: std::collections::BTreeSet<&String> =
+        loaded.iter().map(|h| &h.settings.listen_addr).collect();
+    assert_eq!(ports.len(), 4, "every node listens on its own port");
+    for h in &loaded {
+        assert!(h.settings.listen_addr.starts_with("/ip4/127.0.0.1/tcp/"));
+        assert_eq!(h.settings.persistent_peers.len(), 3);
+        h.settings.engine_config().expect("engine config");
+    }
+
+    let mut bad = loaded[0].genesis.clone();
+    bad.validators.push("zz".into());
+    assert!(bad.validator_set().is_err());
+    let mut twice = loaded[0].genesis.clone();
+    twice.validators.push(twice.validators[0].clone());
+    assert!(twice.validator_set().is_err());
+    let none = Genesis {
+        validators: vec![],
+        ..loaded[0].genesis.clone()
+    };
+    assert!(none.validator_set().is_err());
+
+    // A key that is not a validator's is refused.
+    std::fs::copy(
+        homes[0].join("genesis.json"),
+        dir.path().join("genesis.json"),
+    )
+    .expect("copy");
+    std::fs::copy(homes[0].join("config.json"), dir.path().join("config.json")).expect("copy");
+    crate::config::save_key(&dir.path().join("node_key.json"), &key(13)).expect("key");
+    assert!(Home::load(dir.path()).is_err());
+}
+
+#[test]
+fn signed_messages_carry_their_signature_through_the_codec() {
+    let k = key(14);
+    let provider = Ed25519Provider::new(k.clone());
+    let proposal = FsmcContext.new_proposal(
+        Height(2),
+        Round::new(0),
+        block(2, &k),
+        Round::Nil,
+        k.public_key().address(),
+    );
+    let signed: SignedMessage<FsmcContext, _> =
+        block_on(provider.sign_proposal(proposal.clone())).expect("sign");
+    let msg = SignedConsensusMsg::Proposal(signed.clone());
+    let back: SignedConsensusMsg<FsmcContext> = BorshCodec
+        .decode(BorshCodec.encode(&msg).expect("encode"))
+        .expect("decode");
+    assert_eq!(back, msg);
+    let valid =
+        block_on(provider.verify_signed_proposal(&proposal, &signed.signature, &k.public_key()));
+    assert!(valid.expect("verify").is_valid());
+}
