@@ -139,6 +139,10 @@ fn adversarial_specs(out_dir: &Path) {
         .and_then(|s| s.parse().ok())
         .unwrap_or(400);
     let mut rng = adversarial::Rng::new(seed);
+    // The templates the Genie cases name, beside the specs (a template that does not exist is an error).
+    for template in adversarial::GENIE_TEMPLATES {
+        std::fs::write(out_dir.join(template), "{{ actor_input }}").expect("OUT_DIR is writable");
+    }
     let mut code = String::new();
     let (mut accepted, mut refused) = (0usize, 0usize);
     let opts = fsmc::Options::default();

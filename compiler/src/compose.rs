@@ -200,7 +200,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
         );
         // Roles and agents are per machine; composition is an Open Autonomy notion and drops them.
         s.acting.clear();
-        s.rewarded.clear();
+        s.rewarded = None;
     }
     // A composed final keeps the post-conditions written on it. Upstream also lists what the chain accumulated
     // before it, but across a reset round those keys are gone; the re-check's data flow proves what really

@@ -2,7 +2,7 @@
 
 use crate::check::{self, Report};
 use crate::diag::{Code, Diagnostic, LintLevels};
-use crate::loader::{self, EntryError, LoadOptions, Loaded};
+use crate::loader::{self, EntryError, LoadOptions, Loaded, Overlay};
 use crate::model::Checked;
 use crate::resolve::Unit;
 use crate::source::{FileId, SourceMap};
@@ -45,6 +45,28 @@ pub fn compile(entry: &Path, opts: &Options) -> Result<Compilation, EntryError> 
     Ok(finish(loaded, opts))
 }
 
+/// [`compile`], reading the files `overlay` holds from memory (an editor's unsaved buffers) rather than from disk.
+pub fn compile_overlaid(
+    entry: &Path,
+    opts: &Options,
+    overlay: &Overlay,
+) -> Result<Compilation, EntryError> {
+    crate::diag::reset_suggestion_budget();
+    let loaded = loader::load_overlaid(entry, &opts.load, overlay)?;
+    Ok(finish(loaded, opts))
+}
+
+/// [`compile_all`], reading the files `overlay` holds from memory rather than from disk.
+pub fn compile_all_overlaid(
+    entries: &[PathBuf],
+    opts: &Options,
+    overlay: &Overlay,
+) -> (Compilation, Vec<(PathBuf, EntryError)>) {
+    crate::diag::reset_suggestion_budget();
+    let (loaded, errors) = loader::load_all_overlaid(entries, &opts.load, overlay);
+    (finish(loaded, opts), errors)
+}
+
 /// Compiles a spec given as text; imports resolve against `base_dir`.
 pub fn compile_str(name: &str, text: &str, base_dir: &Path, opts: &Options) -> Compilation {
     crate::diag::reset_suggestion_budget();
@@ -71,6 +93,7 @@ fn finish(loaded: Loaded, opts: &Options) -> Compilation {
         entries,
         diagnostics: mut diags,
         files_read,
+        templates,
     } = loaded;
     let mut units = units;
     let Some(_) = entry else {
@@ -94,7 +117,8 @@ fn finish(loaded: Loaded, opts: &Options) -> Compilation {
             partial.push((i, std::mem::replace(&mut unit.syntax, empty)));
         }
     }
-    let (spec, resolve_diags) = crate::resolve::resolve_entries(&units, &entries, &opts.lints);
+    let (mut spec, resolve_diags) = crate::resolve::resolve_entries(&units, &entries, &opts.lints);
+    spec.templates = templates;
     for (i, syntax) in partial {
         units[i].syntax = syntax;
     }

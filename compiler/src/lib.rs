@@ -9,9 +9,13 @@ pub mod compose;
 pub mod corpus;
 pub mod diag;
 pub mod driver;
+#[cfg(feature = "export")]
 pub mod export;
+pub mod fmt;
 pub mod ident;
 pub mod loader;
+#[cfg(feature = "lsp")]
+pub mod lsp;
 pub mod model;
 pub mod oa;
 pub mod resolve;

@@ -24,6 +24,42 @@ pub struct LoadOptions {
     pub display_base: Option<PathBuf>,
 }
 
+/// Files held in memory that stand in for the files on disk: an editor's unsaved buffers, which the language
+/// server compiles as they are. A path in the overlay is read from it, whether or not the file exists on disk;
+/// every other rule (roots, cycles, the size limit) applies as to a file on disk. Keys are absolute, normalized
+/// paths.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    files: BTreeMap<PathBuf, String>,
+}
+
+/// The overlay of a compilation that has none.
+static NO_OVERLAY: Overlay = Overlay {
+    files: BTreeMap::new(),
+};
+
+impl Overlay {
+    /// Holds `text` for the file at `path` (made absolute and normalized).
+    pub fn insert(&mut self, path: &Path, text: String) {
+        self.files.insert(normalize(&absolute(path)), text);
+    }
+
+    pub fn remove(&mut self, path: &Path) -> Option<String> {
+        self.files.remove(&normalize(&absolute(path)))
+    }
+
+    pub fn get(&self, path: &Path) -> Option<&str> {
+        self.files
+            .get(&normalize(&absolute(path)))
+            .map(String::as_str)
+    }
+
+    /// The paths held, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.keys().map(PathBuf::as_path)
+    }
+}
+
 /// Everything read for one compilation.
 #[derive(Debug, Default)]
 pub struct Loaded {
@@ -36,6 +72,9 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Every file read, as absolute paths, in the order read.
     pub files_read: Vec<PathBuf>,
+    /// The template files Genie states name (`template "path";`), read relative to the spec that names them:
+    /// the text, or why it could not be read, keyed by the span of the path as written.
+    pub templates: BTreeMap<Span, Result<String, String>>,
 }
 
 /// Why the entry file itself could not be used: a usage problem (exit code 2), not a spec error.
@@ -47,9 +86,18 @@ pub struct EntryError {
 
 /// Loads `entry` and everything it imports.
 pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
+    load_overlaid(entry, opts, &NO_OVERLAY)
+}
+
+/// [`load`], reading the files `overlay` holds from it rather than from disk.
+pub fn load_overlaid(
+    entry: &Path,
+    opts: &LoadOptions,
+    overlay: &Overlay,
+) -> Result<Loaded, EntryError> {
     let entry_abs = absolute(entry);
-    let mut l = Loader::new(opts, entry_abs.parent().unwrap_or(Path::new("/")));
-    let text = read_text(&entry_abs).map_err(|message| EntryError {
+    let mut l = Loader::new(opts, entry_abs.parent().unwrap_or(Path::new("/")), overlay);
+    let text = l.read(&entry_abs).map_err(|message| EntryError {
         path: l.display(&entry_abs),
         message,
     })?;
@@ -64,12 +112,21 @@ pub fn load(entry: &Path, opts: &LoadOptions) -> Result<Loaded, EntryError> {
 /// file once keeps a long import chain linear). An entry that cannot be read is returned with its error; the
 /// others still load.
 pub fn load_all(entries: &[PathBuf], opts: &LoadOptions) -> (Loaded, Vec<(PathBuf, EntryError)>) {
+    load_all_overlaid(entries, opts, &NO_OVERLAY)
+}
+
+/// [`load_all`], reading the files `overlay` holds from it rather than from disk.
+pub fn load_all_overlaid(
+    entries: &[PathBuf],
+    opts: &LoadOptions,
+    overlay: &Overlay,
+) -> (Loaded, Vec<(PathBuf, EntryError)>) {
     let default_root = entries
         .first()
         .map(|e| absolute(e))
         .and_then(|e| e.parent().map(Path::to_path_buf))
         .unwrap_or_default();
-    let mut l = Loader::new(opts, &default_root);
+    let mut l = Loader::new(opts, &default_root, overlay);
     let mut errors = Vec::new();
     for entry in entries {
         let abs = normalize(&absolute(entry));
@@ -80,7 +137,7 @@ pub fn load_all(entries: &[PathBuf], opts: &LoadOptions) -> (Loaded, Vec<(PathBu
             }
             continue;
         }
-        match read_text(&abs) {
+        match l.read(&abs) {
             Ok(text) => {
                 let index = l.add(&abs, text);
                 l.out.entries.push(index);
@@ -101,7 +158,7 @@ pub fn load_all(entries: &[PathBuf], opts: &LoadOptions) -> (Loaded, Vec<(PathBu
 
 /// Loads a spec given as text (the `fsm!` macro's inline form), resolving its imports against `base_dir`.
 pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> Loaded {
-    let mut l = Loader::new(opts, base_dir);
+    let mut l = Loader::new(opts, base_dir, &NO_OVERLAY);
     let virtual_path = absolute(base_dir).join(name);
     let index = l.add_virtual(&virtual_path, name.to_string(), text.to_string());
     l.out.entry = Some(index);
@@ -112,6 +169,7 @@ pub fn load_str(name: &str, text: &str, base_dir: &Path, opts: &LoadOptions) -> 
 
 struct Loader<'a> {
     opts: &'a LoadOptions,
+    overlay: &'a Overlay,
     roots: Vec<PathBuf>,
     /// The roots with symbolic links resolved: a file must be inside one of these once its own links are
     /// resolved, so a link inside a root cannot lead outside it.
@@ -134,7 +192,7 @@ struct Pending {
 
 impl<'a> Loader<'a> {
     /// A loader whose roots are the configured ones (or `default_root` when none are), plus the search paths.
-    fn new(opts: &'a LoadOptions, default_root: &Path) -> Loader<'a> {
+    fn new(opts: &'a LoadOptions, default_root: &Path, overlay: &'a Overlay) -> Loader<'a> {
         let mut roots: Vec<PathBuf> = opts.roots.iter().map(|r| absolute(r)).collect();
         if roots.is_empty() {
             roots.push(absolute(default_root));
@@ -146,6 +204,7 @@ impl<'a> Loader<'a> {
             .collect();
         Loader {
             opts,
+            overlay,
             roots,
             real_roots,
             out: Loaded::default(),
@@ -157,6 +216,23 @@ impl<'a> Loader<'a> {
 }
 
 impl Loader<'_> {
+    /// A file's text: from the overlay when it holds the file (as it is: an empty buffer is an empty spec), else
+    /// from disk.
+    fn read(&self, path: &Path) -> Result<String, String> {
+        match self.overlay.files.get(path) {
+            Some(text) if text.len() as u64 > MAX_FILE_SIZE => Err(format!(
+                "file is larger than {} MiB",
+                MAX_FILE_SIZE / 1024 / 1024
+            )),
+            Some(text) => Ok(text.clone()),
+            None => read_text(path),
+        }
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.overlay.files.contains_key(path) || path.exists()
+    }
+
     fn display(&self, path: &Path) -> String {
         let base = self.opts.display_base.as_deref().map(absolute);
         let shown = base
@@ -208,6 +284,7 @@ impl Loader<'_> {
             imports: Vec::new(),
             lossy,
         });
+        self.read_templates(index, path.parent().unwrap_or(Path::new("")));
         let imports: Vec<(String, Span)> = match &self.out.units[index].syntax {
             Syntax::Fsm(f) => f
                 .imports
@@ -276,7 +353,7 @@ impl Loader<'_> {
                 continue;
             }
             // Anything that exists is taken (a FIFO or device is then refused with a reason when read).
-            if !c.exists() {
+            if !self.exists(&c) {
                 continue;
             }
             // The text check above is on the path as written; a symbolic link inside a root may still point
@@ -305,7 +382,7 @@ impl Loader<'_> {
             if let Some(&u) = self.by_path.get(&c) {
                 return Some(u);
             }
-            return match read_text(&c) {
+            return match self.read(&c) {
                 Ok(text) => Some(self.add(&c, text)),
                 Err(message) => {
                     let mut d =
@@ -355,6 +432,134 @@ impl Loader<'_> {
         }
         None
     }
+}
+
+impl Loader<'_> {
+    /// Reads the templates the Genie machines of unit `index` name, relative to `dir` (the spec's directory).
+    /// The property is recognised by its shape here (`template "…";` on a state of a `genie` machine); whether
+    /// it is well placed is the resolver's business.
+    fn read_templates(&mut self, index: usize, dir: &Path) {
+        let Some(Syntax::Fsm(file)) = self.out.units.get(index).map(|u| &u.syntax) else {
+            return;
+        };
+        let mut wanted = Vec::new();
+        for m in &file.machines {
+            if m.profile.as_ref().is_none_or(|p| p.text != "genie") {
+                continue;
+            }
+            for st in &m.states {
+                for p in &st.properties {
+                    if let (true, crate::syntax::ast::PropValue::Text(t)) =
+                        (p.name.text == "template", &p.value)
+                    {
+                        wanted.push(t.clone());
+                    }
+                }
+            }
+        }
+        for t in wanted {
+            let read = self.read_template(dir, &t.text);
+            self.out.templates.insert(t.span, read);
+        }
+    }
+
+    /// A template's text, or why it cannot be used: the path is relative to the spec, must stay inside the
+    /// allowed roots (as imports must), and the file must be UTF-8 text.
+    fn read_template(&mut self, dir: &Path, written: &str) -> Result<String, String> {
+        let rel = Path::new(written);
+        if written.is_empty() {
+            return Err("the path is empty".into());
+        }
+        if rel.is_absolute()
+            || written.starts_with(['/', '\\'])
+            || rel.components().any(|c| matches!(c, Component::Prefix(_)))
+        {
+            return Err("the path is absolute: write it relative to the spec".into());
+        }
+        let path = normalize(&dir.join(rel));
+        let inside =
+            |roots: &[PathBuf], p: &Path| roots.iter().any(|r| p.starts_with(normalize(r)));
+        if !inside(&self.roots, &path) {
+            return Err("the path leaves the allowed directories".into());
+        }
+        if !self.exists(&path) {
+            return Err(format!("`{}` does not exist", self.display(&path)));
+        }
+        // As for imports: a symbolic link inside a root must not lead outside it.
+        let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if !inside(&self.real_roots, &real) {
+            return Err("the path leaves the allowed directories".into());
+        }
+        let text = match self.overlay.files.get(&path) {
+            Some(text) if text.len() as u64 > MAX_FILE_SIZE => Err(format!(
+                "file is larger than {} MiB",
+                MAX_FILE_SIZE / 1024 / 1024
+            )),
+            Some(text) => Ok(text.clone()),
+            None => read_regular(&path, MAX_FILE_SIZE).and_then(|bytes| {
+                String::from_utf8(bytes).map_err(|e| {
+                    format!(
+                        "is not UTF-8 text (invalid byte at offset {})",
+                        e.utf8_error().valid_up_to()
+                    )
+                })
+            }),
+        }
+        .map_err(|why| format!("`{}`: {why}", self.display(&path)))?;
+        // Read files are build inputs: the macro makes editing a template rebuild the crate, as for a spec.
+        if !self.out.files_read.contains(&path) {
+            self.out.files_read.push(path);
+        }
+        Ok(text)
+    }
+}
+
+/// Every spec under `path`, sorted; a directory holding a `.fsmcignore` file is skipped (it holds specs that
+/// are meant to fail, such as `specs/invalid/`), unless it is named on the command line. Symbolic links are
+/// followed, but every directory and every file is visited once, by its real path: links that loop back, or two
+/// links to one file, cannot make the walk endless or count a spec twice.
+pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    walk(path, out, &mut seen)
+}
+
+fn walk(
+    path: &Path,
+    out: &mut Vec<PathBuf>,
+    seen: &mut std::collections::BTreeSet<PathBuf>,
+) -> std::io::Result<()> {
+    if !seen.insert(std::fs::canonicalize(path)?) {
+        return Ok(());
+    }
+    let mut entries: Vec<_> = std::fs::read_dir(path)?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with('.') || name == "target" {
+            continue;
+        }
+        if p.is_dir() {
+            if !p.join(".fsmcignore").exists() {
+                walk(&p, out, seen)?;
+            }
+        } else if is_spec_name(name) {
+            // A dangling link has no real path: keep it, so that reading it reports why it is unusable.
+            let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
+            if seen.insert(real) {
+                out.push(p);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn is_spec_name(name: &str) -> bool {
+    name.ends_with(".fsm")
+        || name.ends_with("fsm_specification.yaml")
+        || name.ends_with("fsm_composition_specification.yaml")
 }
 
 /// Reads a spec file as text, or says in one line why it cannot be used.
@@ -485,6 +690,43 @@ mod tests {
             d.help.as_deref(),
             Some("specs are UTF-8 text: re-save the file as UTF-8")
         );
+    }
+
+    #[test]
+    fn an_overlay_stands_in_for_the_disk() {
+        let dir = std::env::temp_dir().join(format!("fsmc-loader-overlay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("main.fsm"), "import \"a.fsm\";").unwrap();
+        std::fs::write(dir.join("a.fsm"), "machine OnDisk {}").unwrap();
+        let mut overlay = Overlay::default();
+        // An edited buffer of a file on disk, and one that exists only in memory.
+        overlay.insert(
+            &dir.join("main.fsm"),
+            "import \"a.fsm\"; import \"b.fsm\";".into(),
+        );
+        overlay.insert(&dir.join("./a.fsm"), "machine InMemory {}".into());
+        overlay.insert(&dir.join("b.fsm"), String::new());
+        let loaded =
+            load_overlaid(&dir.join("main.fsm"), &LoadOptions::default(), &overlay).unwrap();
+        let texts: Vec<&str> = loaded
+            .sources
+            .files()
+            .map(|(_, f)| f.text.as_str())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "import \"a.fsm\"; import \"b.fsm\";",
+                "machine InMemory {}",
+                ""
+            ]
+        );
+        assert!(loaded.diagnostics.is_empty(), "{:?}", loaded.diagnostics);
+        assert_eq!(overlay.get(&dir.join("a.fsm")), Some("machine InMemory {}"));
+        // Without the overlay, the disk.
+        let loaded = load(&dir.join("main.fsm"), &LoadOptions::default()).unwrap();
+        assert_eq!(loaded.sources.len(), 2);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -163,9 +163,27 @@ fn compile(code: Code, run: Run, example: &Block, other: &Block) -> fsmc::Compil
         }
         _ => {}
     }
+    // Genie states name template files, which must exist beside the spec; the erroneous example of E0704
+    // names one that does not, so only the corrected example's templates are written for it.
+    let mut templates = template_paths(&other.text);
+    if code != Code::GenieTemplateNotFound || run == Run::Right {
+        templates.extend(template_paths(&example.text));
+    }
+    for t in templates {
+        write(&base.join(t), b"{{ actor_input }}");
+    }
     let compilation = fsmc::compile_str(entry, &example.text, &base, &options);
     let _ = std::fs::remove_dir_all(&dir);
     compilation
+}
+
+/// The paths of `template "…";` properties in a spec's text.
+fn template_paths(text: &str) -> Vec<String> {
+    text.split("template \"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .map(str::to_string)
+        .collect()
 }
 
 fn rendered(c: &fsmc::Compilation) -> String {

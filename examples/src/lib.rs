@@ -12,3 +12,18 @@ pub mod support;
 #[cfg(doctest)]
 #[doc = include_str!("../../docs/generated-api.md")]
 pub struct GeneratedApiReference;
+
+// The Genie page's worked example is a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/genie.md")]
+pub struct GenieReference;
+
+// The staged-environment guide, whose worked examples are doctests in the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/phantom.md")]
+pub struct PhantomGuide;
+
+// The negotiation guide, whose worked examples are doctests in the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/negotiation.md")]
+pub struct NegotiationGuide;

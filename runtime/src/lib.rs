@@ -31,13 +31,13 @@
 //!
 //! | module | what it holds | seed system |
 //! |---|---|---|
-//! | [`transition`] | the [`Machine`] trait generated `State` enums implement, [`InvalidTransition`], [`InvalidTarget`], the [`run`] driver | all |
+//! | [`transition`] | the [`Machine`] trait generated `State` enums implement, the [`Transition`] every hook sees and the [`HookGroup`] order, [`InvalidTransition`], [`ValidationError`], [`InvalidTarget`], the [`run`] and [`run_with`] drivers | all |
 //! | [`app`] | replicated apps: one replica fed ordered blocks, the [`app::ConsensusLayer`] seam, the node loop | FSM apps (000) |
 //! | [`rounds`] | Open Autonomy round kinds deciding an event from agents' payloads, [`rounds::threshold`] | FSM apps (000) |
 //! | [`data`] | synchronized data split into periods, pre-/post-condition key checks | FSM apps (000) |
-//! | [`genie`] | transition types, dialogue persistence, task progress, hook order | Genie Flow (001) |
-//! | [`dialogue`] | the transaction controller and an agent's ledger of locked transactions and proposals | TAC / FIPA (002, 003) |
-//! | [`staged`] | stage descriptions, definition-time validation | Phantom (004) |
+//! | [`genie`] | transition types, dialogue persistence, the turn hooks see; with the `genie` feature, sessions that render Jinja2 templates and run invoker DAGs on Tokio | Genie Flow (001) |
+//! | [`dialogue`] | FIPA messages (header and contents), one party's checked copy of a dialogue and an agent's dialogues by reference, an agent's ledger and forward-looking state, the TAC controller | TAC / FIPA (002, 003) |
+//! | [`staged`] | the environment that runs episodes ([`staged::Env`]: `reset`, `step`), stage descriptions, definition-time validation | Phantom (004) |
 //!
 //! Two properties hold for every item in this crate:
 //!
@@ -75,7 +75,10 @@ pub mod transition;
 // The items every generated machine uses are re-exported at the root so generated code can name
 // them as `::fsmc_runtime::Machine` without depending on the module layout.
 pub use names::UnknownName;
-pub use transition::{InvalidTarget, InvalidTransition, Machine, run};
+pub use transition::{
+    HookGroup, InvalidTarget, InvalidTransition, Machine, Reason, Transition, ValidationError, run,
+    run_with,
+};
 
 // Generated apps encode their data and payloads with it; re-exported so a user's crate needs no version of its own.
 pub use borsh;
@@ -86,4 +89,5 @@ pub use borsh;
 pub use serde as __serde;
 
 // The user-facing macros: one dependency gives a crate the macros and what their expansion links against.
+#[cfg(feature = "macros")]
 pub use fsmc_macros::{fsm, include_fsm};

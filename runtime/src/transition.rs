@@ -1,55 +1,132 @@
-//! Transition errors and the [`Machine`] trait that generated `State` enums implement.
+//! Transition errors, the record every hook sees, and the [`Machine`] trait that generated `State` enums
+//! implement.
 //!
-//! Generated dispatch is a plain `match` on `(state, event)`; the fallback arm returns an
-//! [`InvalidTransition`] that carries the state's accepted events, so the error message can tell
-//! the caller what it could have sent instead of just "no".
+//! Every machine with events has two ways to move:
+//!
+//! * `next(event)`, the pure transition function: a table lookup, no hooks, no data. It answers only where the
+//!   event alone decides the target; a `(state, event)` pair with guards is refused with
+//!   [`Reason::NeedsGuards`], because only code that can ask the guards may take it.
+//! * `fire(message, hooks)`, the transition with its hooks. It runs the groups of [`HookGroup::ORDER`]:
+//!   validators, conditions (the spec's `if`/`unless` guards), before, exit, on (with the spec's `do` actions),
+//!   the state update, enter and after. Every hook receives one [`Transition`]: the source, the event, the
+//!   target, the message with its data, what the machine's profile adds, and the state the machine is in
+//!   while that hook runs. Only validators and conditions can refuse, and they run before anything else, so
+//!   a refused event changes nothing; once they have passed, the transition completes.
+//!
+//! The error of both names the state, the event and what the state accepts, so it can tell the caller what it
+//! could have sent instead of just "no".
+//!
+//! # What a generated module holds
+//!
+//! For a machine with events, the module generated from `event Cfp(query: String) by buyer;`,
+//! `(Open, Cfp) -> Called if wanted do log;` and the like holds, besides `State` and `Event` (the events'
+//! names, `Copy`, without data):
+//!
+//! * `messages::Cfp { pub query: String }`: one struct per event that carries data, and
+//!   `Message`: one variant per event, `Message::Cfp(messages::Cfp)` for an event with data and
+//!   `Message::Accept` for one without, with `Message::event()` and `From<messages::Cfp>`. A machine whose
+//!   events carry no data has `type Message = Event`, so `fire(&Event::Go, …)` works as it reads.
+//! * `type Transition<'a>`: this module's [`Transition`], whose `profile` is `()` or what the profile adds
+//!   (a Genie machine's [`Turn`](crate::genie::Turn): the actor's input and the dialogue).
+//! * `trait Hooks`, implemented by the user's context object. Guards (`fn wanted(&self, t: &Transition<'_>)
+//!   -> bool`) and actions (`fn log(&mut self, t: &Transition<'_>)`) named in the spec are required methods;
+//!   every other hook has a default that does nothing, so only the hooks a user writes run:
+//!   `validate(&self, t) -> Result<(), ValidationError>`; `before_transition`, `before_<event>`;
+//!   `on_exit_state`, `on_exit_<state>` (states with outgoing transitions); `on_transition`, `on_<event>`;
+//!   `on_enter_state`, `on_enter_<state>` (states some transition enters); `after_transition`,
+//!   `after_<event>`. The event hooks of an event with data also receive its contents:
+//!   `fn on_cfp(&mut self, t: &Transition<'_>, data: &messages::Cfp)`. Validators and conditions take
+//!   `&self`: deciding cannot change the context, so a refusal leaves it as it was. A machine with no guard
+//!   and no action also implements `Hooks` for `()`, for `fire` without a context.
+//! * `State::next(Event)`, `State::fire(&Message, &mut impl Hooks)` and, for a profile that adds something,
+//!   `State::fire_with(&Message, &profile, &mut impl Hooks)` (`fire` passes the profile's default); and
+//!   `impl Machine for State`, whether the machine has guards or not.
+//!
+//! Inside a group the transition-wide hook runs first, then the one named after the event or state, then (in
+//! the `On` group) the transition's `do` actions in the order written. The transitions of one `(state, event)`
+//! pair are candidates in spec order: for each, validators run and then its conditions; the first whose
+//! conditions hold is taken. A validator's error refuses the event ([`Reason::Rejected`]); when no candidate's
+//! conditions hold, the event is refused with [`Reason::NoGuardHeld`].
 
 use std::error::Error;
 use std::fmt::{self, Display, Formatter};
 
-/// An event was sent to a state that has no transition for it.
+/// Why an event did not move the machine.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// The state has no transition on the event.
+    NotAccepted,
+    /// The state has transitions on the event, each guarded, and no guard held (`fire` asked them).
+    NoGuardHeld,
+    /// The event's transitions depend on guards, which `next` cannot ask: `fire` takes them.
+    NeedsGuards,
+    /// A validator rejected the message.
+    Rejected(ValidationError),
+}
+
+/// An event was sent to a state that did not move on it; the state is unchanged.
 ///
 /// `accepted` is the state's full list of accepted events in spec order, so the message names them;
 /// it is empty for a final state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct InvalidTransition<S: 'static, E: 'static> {
     /// The state the machine was in (it is still in it: a failed transition changes nothing).
     pub state: S,
-    /// The event that was rejected.
+    /// The event that was refused.
     pub event: E,
     /// The events `state` does accept.
     pub accepted: &'static [E],
-    /// The state has transitions on `event`, but each is guarded and no guard held: the event was refused,
-    /// not unknown here.
-    pub guarded: bool,
+    /// Why the event was refused.
+    pub reason: Reason,
 }
 
 impl<M: Machine> InvalidTransition<M, M::Event> {
-    /// The error for `event` sent to `state`, with the accepted events taken from the machine.
+    /// The error for `event` sent to `state`, which has no transition on it.
     pub fn for_state(state: M, event: M::Event) -> Self {
+        Self::new(state, event, Reason::NotAccepted)
+    }
+
+    /// The error for `event` sent to `state`, refused for `reason`.
+    pub fn new(state: M, event: M::Event, reason: Reason) -> Self {
         Self {
             state,
             event,
             accepted: state.accepted(),
-            guarded: false,
+            reason,
         }
+    }
+}
+
+impl<S, E> InvalidTransition<S, E> {
+    /// Whether the state has transitions on the event that guards, or a validator, kept from firing (as
+    /// opposed to having none at all).
+    pub fn is_refused_by_hooks(&self) -> bool {
+        !matches!(self.reason, Reason::NotAccepted)
     }
 }
 
 impl<S: Display, E: Display> Display for InvalidTransition<S, E> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        if self.guarded {
-            return write!(
-                f,
-                "event `{}` was refused in state `{}`: no guard of its transitions held",
-                self.event, self.state
-            );
+        let (event, state) = (&self.event, &self.state);
+        match &self.reason {
+            Reason::NoGuardHeld => {
+                return write!(
+                    f,
+                    "event `{event}` was refused in state `{state}`: no guard of its transitions held"
+                );
+            }
+            Reason::NeedsGuards => {
+                return write!(
+                    f,
+                    "event `{event}` in state `{state}` depends on guards: fire it with hooks that answer them"
+                );
+            }
+            Reason::Rejected(why) => {
+                return write!(f, "event `{event}` was rejected in state `{state}`: {why}");
+            }
+            Reason::NotAccepted => {}
         }
-        write!(
-            f,
-            "event `{}` is not accepted in state `{}`; ",
-            self.event, self.state
-        )?;
+        write!(f, "event `{event}` is not accepted in state `{state}`; ")?;
         if self.accepted.is_empty() {
             f.write_str("it accepts no events")
         } else {
@@ -60,6 +137,134 @@ impl<S: Display, E: Display> Display for InvalidTransition<S, E> {
 }
 
 impl<S: Display + fmt::Debug, E: Display + fmt::Debug> Error for InvalidTransition<S, E> {}
+
+/// A validator's refusal: why a message may not be taken. The transition does not happen and nothing changes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ValidationError {
+    message: String,
+}
+
+impl ValidationError {
+    /// A refusal explained by `message` (shown to whoever sent the event).
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The explanation.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl Display for ValidationError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl Error for ValidationError {}
+
+/// One transition in progress: what every hook receives.
+///
+/// `S`, `E` and `M` are the machine's `State`, `Event` and `Message`; `P` is what the machine's profile adds
+/// to a transition (`()` for most; a Genie machine's [`Turn`](crate::genie::Turn) carries the actor's input,
+/// the dialogue and the persistence of this turn). Generated modules name the whole type `Transition<'a>`.
+#[derive(Debug)]
+pub struct Transition<'a, S, E, M: ?Sized, P: ?Sized = ()> {
+    /// The source state.
+    pub from: S,
+    /// The event, without its data.
+    pub event: E,
+    /// The target state.
+    pub to: S,
+    /// The state the machine is in while this hook runs: `from` until the state update, `to` from then on
+    /// (enter and after hooks).
+    pub state: S,
+    /// The event with its data, as it was fired.
+    pub message: &'a M,
+    /// What the machine's profile adds to the transition.
+    pub profile: &'a P,
+}
+
+impl<S: Copy, E: Copy, M: ?Sized, P: ?Sized> Clone for Transition<'_, S, E, M, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S: Copy, E: Copy, M: ?Sized, P: ?Sized> Copy for Transition<'_, S, E, M, P> {}
+
+impl<S: PartialEq, E, M: ?Sized, P: ?Sized> Transition<'_, S, E, M, P> {
+    /// Whether the transition returns to its source (exit and enter hooks of that state both run).
+    pub fn is_self_loop(&self) -> bool {
+        self.from == self.to
+    }
+}
+
+/// The groups of hooks a transition runs, in the order they run (seed 001's "transition steps").
+///
+/// Inside a group the generated code runs the transition-wide hook first, then the one named after the event
+/// or state, then (in the `On` group) the spec's `do` actions in the order written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum HookGroup {
+    /// Validators (`validate`), on the source state. An error refuses the event.
+    Validators,
+    /// The spec's `if` / `unless` guards, on the source state. A failing one passes on to the next
+    /// transition on the event, if any.
+    Conditions,
+    /// `before_transition`, `before_<event>`.
+    Before,
+    /// `on_exit_state`, `on_exit_<state>` of the source.
+    Exit,
+    /// `on_transition`, `on_<event>` and the spec's `do` actions.
+    On,
+    /// The state changes to the target.
+    StateUpdate,
+    /// `on_enter_state`, `on_enter_<state>` of the target.
+    Enter,
+    /// `after_transition`, `after_<event>`, on the target state.
+    After,
+}
+
+impl HookGroup {
+    /// Every group in running order; equal to the `Ord` order.
+    pub const ORDER: [Self; 8] = [
+        Self::Validators,
+        Self::Conditions,
+        Self::Before,
+        Self::Exit,
+        Self::On,
+        Self::StateUpdate,
+        Self::Enter,
+        Self::After,
+    ];
+
+    /// The snake_case name, e.g. `state_update`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Validators => "validators",
+            Self::Conditions => "conditions",
+            Self::Before => "before",
+            Self::Exit => "exit",
+            Self::On => "on",
+            Self::StateUpdate => "state_update",
+            Self::Enter => "enter",
+            Self::After => "after",
+        }
+    }
+
+    /// Whether the group runs with the target as current state (after the state update).
+    pub const fn in_target(self) -> bool {
+        matches!(self, Self::Enter | Self::After)
+    }
+
+    /// Whether a hook of this group can refuse the event (validators and conditions only).
+    pub const fn can_refuse(self) -> bool {
+        matches!(self, Self::Validators | Self::Conditions)
+    }
+}
 
 /// A handler picked a next state that is not among the states it may move to.
 ///
@@ -114,17 +319,31 @@ fn write_list<T: Display>(f: &mut Formatter<'_>, items: &[T]) -> fmt::Result {
 
 /// The interface a generated `State` enum implements.
 ///
-/// Generic helpers such as [`run`] work on any generated machine through it. It is not meant to be
-/// used as a trait object: it has an associated constant and returns `Self`.
+/// Generic helpers such as [`run`] and [`run_with`] work on any generated machine through it. It is not meant
+/// to be used as a trait object: it has an associated constant and returns `Self`.
 pub trait Machine: Copy + 'static {
-    /// The machine's event enum.
+    /// The machine's event enum (the events' names, without data).
     type Event: Copy + 'static;
+
+    /// An event with its data: the generated `Message` (the `Event` itself when no event carries data).
+    type Message: ?Sized;
+
+    /// The generated `Hooks` trait as a trait object: what [`Machine::fire`] runs.
+    type Hooks: ?Sized;
 
     /// Every state, in spec order.
     const ALL: &'static [Self];
 
-    /// The state reached from `self` on `event`, or an error naming the events `self` accepts.
+    /// The state reached from `self` on `event`, or an error naming the events `self` accepts. Runs no hooks;
+    /// an event whose transitions have guards is refused ([`Reason::NeedsGuards`]).
     fn next(self, event: Self::Event) -> Result<Self, InvalidTransition<Self, Self::Event>>;
+
+    /// Fires `message`, running `hooks` in the order of [`HookGroup::ORDER`]; a refusal changes nothing.
+    fn fire(
+        self,
+        message: &Self::Message,
+        hooks: &mut Self::Hooks,
+    ) -> Result<Self, InvalidTransition<Self, Self::Event>>;
 
     /// Whether `self` is a final state (it accepts no events).
     fn is_final(self) -> bool;
@@ -144,15 +363,32 @@ pub trait Machine: Copy + 'static {
     }
 }
 
-/// Applies `events` in order from `start` and returns the state reached.
+/// Applies `events` in order from `start` with [`Machine::next`] and returns the state reached.
 ///
-/// Stops at the first event the current state does not accept and returns that error; the states
+/// Stops at the first event the current state does not take and returns that error; the states
 /// before it are not rolled back because states are plain values and nothing was mutated.
 pub fn run<M: Machine>(
     start: M,
     events: impl IntoIterator<Item = M::Event>,
 ) -> Result<M, InvalidTransition<M, M::Event>> {
     events.into_iter().try_fold(start, M::next)
+}
+
+/// Fires `messages` in order from `start` with [`Machine::fire`], running `hooks`, and returns the state
+/// reached; stops at the first refusal and returns it (the hooks of the transitions before it have run).
+pub fn run_with<M: Machine, I>(
+    start: M,
+    messages: I,
+    hooks: &mut M::Hooks,
+) -> Result<M, InvalidTransition<M, M::Event>>
+where
+    I: IntoIterator,
+    I::Item: std::borrow::Borrow<M::Message>,
+    M::Message: Sized,
+{
+    messages.into_iter().try_fold(start, |state, message| {
+        state.fire(std::borrow::Borrow::borrow(&message), hooks)
+    })
 }
 
 #[cfg(test)]
@@ -190,9 +426,32 @@ mod tests {
         }
     }
 
+    /// Counts the transitions fired.
+    trait LightHooks {
+        fn fired(&mut self, from: Light, to: Light);
+    }
+
+    impl LightHooks for Vec<(Light, Light)> {
+        fn fired(&mut self, from: Light, to: Light) {
+            self.push((from, to));
+        }
+    }
+
     impl Machine for Light {
         type Event = Ev;
+        type Message = Ev;
+        type Hooks = dyn LightHooks;
         const ALL: &'static [Self] = &[Light::Red, Light::Green, Light::Off];
+
+        fn fire(
+            self,
+            message: &Ev,
+            hooks: &mut Self::Hooks,
+        ) -> Result<Self, InvalidTransition<Self, Ev>> {
+            let to = self.next(*message)?;
+            hooks.fired(self, to);
+            Ok(to)
+        }
 
         fn next(self, event: Ev) -> Result<Self, InvalidTransition<Self, Ev>> {
             match (self, event) {
@@ -250,16 +509,78 @@ mod tests {
 
     #[test]
     fn a_guard_refusal_says_so() {
-        let err = InvalidTransition {
-            state: Light::Red,
-            event: Ev::Go,
-            accepted: Light::Red.accepted(),
-            guarded: true,
-        };
+        let err = InvalidTransition::new(Light::Red, Ev::Go, Reason::NoGuardHeld);
         assert_eq!(
             err.to_string(),
             "event `GO` was refused in state `Red`: no guard of its transitions held"
         );
+        assert!(err.is_refused_by_hooks());
+        let err = InvalidTransition::new(Light::Red, Ev::Go, Reason::NeedsGuards);
+        assert_eq!(
+            err.to_string(),
+            "event `GO` in state `Red` depends on guards: fire it with hooks that answer them"
+        );
+        let err = InvalidTransition::new(
+            Light::Red,
+            Ev::Go,
+            Reason::Rejected(ValidationError::new("the road is closed")),
+        );
+        assert_eq!(
+            err.to_string(),
+            "event `GO` was rejected in state `Red`: the road is closed"
+        );
+        assert!(!InvalidTransition::for_state(Light::Red, Ev::Go).is_refused_by_hooks());
+    }
+
+    #[test]
+    fn run_with_fires_through_the_hooks() {
+        let mut fired: Vec<(Light, Light)> = Vec::new();
+        let end = run_with(Light::Red, [Ev::Go, Ev::Stop], &mut fired).unwrap();
+        assert_eq!(end, Light::Red);
+        assert_eq!(
+            fired,
+            [(Light::Red, Light::Green), (Light::Green, Light::Red)]
+        );
+        let err = run_with(Light::Red, [&Ev::Stop], &mut fired).unwrap_err();
+        assert_eq!(err.reason, Reason::NotAccepted);
+        assert_eq!(fired.len(), 2);
+    }
+
+    #[test]
+    fn hook_order_is_the_seed_order() {
+        let names: Vec<_> = HookGroup::ORDER.iter().map(|g| g.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "validators",
+                "conditions",
+                "before",
+                "exit",
+                "on",
+                "state_update",
+                "enter",
+                "after"
+            ]
+        );
+        assert!(HookGroup::ORDER.is_sorted());
+        assert!(HookGroup::After.in_target() && !HookGroup::On.in_target());
+        let refusing: Vec<_> = HookGroup::ORDER.iter().filter(|g| g.can_refuse()).collect();
+        assert_eq!(refusing, [&HookGroup::Validators, &HookGroup::Conditions]);
+    }
+
+    #[test]
+    fn a_transition_record_knows_self_loops() {
+        let t = Transition {
+            from: Light::Red,
+            event: Ev::Go,
+            to: Light::Red,
+            state: Light::Red,
+            message: &Ev::Go,
+            profile: &(),
+        };
+        assert!(t.is_self_loop());
+        let copy = t;
+        assert_eq!(copy.to, t.to);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub const NAMES: &[&str] = &[
     "Context",
     "Behaviour",
     "Hooks",
-    "Handlers",
+    "Environment",
     "Role",
     "Agent",
     "ALL",
@@ -392,6 +392,9 @@ fn staged(rng: &mut Rng) -> String {
     ));
     s
 }
+
+/// The template files the Genie cases name; the build script writes them beside the specs.
+pub const GENIE_TEMPLATES: [&str; 3] = ["a.jinja2", "b.jinja2", "c.jinja2"];
 
 fn genie(rng: &mut Rng) -> String {
     let states = names(rng, 3);

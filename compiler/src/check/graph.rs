@@ -109,9 +109,12 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
                 .help("add a transition into it, mark it `start`, or remove it"),
             );
         }
-        if !st.is_final && g.out_degree(s) == 0 {
+        // A stage without a handler and without a next stage breaks Phantom's "exactly one next stage"
+        // rule, which says it in its own words (E0901).
+        let staged_rule = m.profile == Profile::Staged && st.handler.is_none();
+        if !st.is_final && g.out_degree(s) == 0 && !staged_rule {
             let help = if m.profile == Profile::Staged {
-                "give it a next stage `A -> B;`, or mark it `final`"
+                "give it its next stages: `A -> B, C;`"
             } else {
                 "add a transition out of it, or mark it `final`"
             };
@@ -122,6 +125,8 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
                     .note("a machine that enters this state can never move again"),
             );
         } else if has_final
+            // A final stage is itself the error in a staged machine (E0904), not the paths towards it.
+            && m.profile != Profile::Staged
             && final_reachable
             && !st.is_final
             && g.reachable[s.index()]

@@ -32,6 +32,11 @@ pub fn check(spec: Spec) -> Report {
                 .filter_map(|d| m.lints.apply(d)),
         );
     }
+    for m in &spec.machines {
+        let mut found = Vec::new();
+        profiles::templates(m, &spec.templates, &mut found);
+        diags.extend(found.into_iter().filter_map(|d| m.lints.apply(d)));
+    }
     names::modules(&spec, &mut diags);
     let mut composed = Vec::new();
     for app in &spec.apps {

@@ -3,7 +3,7 @@
 
 use crate::diag::{Code, Diagnostic};
 use crate::ident;
-use crate::model::{Machine, Origin, Profile};
+use crate::model::{Machine, NOBODY, Origin, Profile};
 use crate::source::Name;
 use std::collections::BTreeMap;
 
@@ -85,6 +85,9 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                 .help("while an invoker runs, the runtime offers only `poll`; pick another name for this event"),
         );
     }
+    if m.profile == Profile::Staged {
+        staged_names(m, out);
+    }
     for s in &m.states {
         if matches!(s.name.as_str(), "crate" | "super") {
             out.push(
@@ -94,6 +97,60 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                 )
                 .at(s.name.span, "reserved in Rust")
                 .help("rename the state"),
+            );
+        }
+    }
+}
+
+/// The methods of a staged machine's `Environment` trait besides the handlers, which are named after their
+/// stages (`snake_case`): a handler must not take one of these names.
+pub(crate) const ENVIRONMENT_METHODS: &[&str] = &[
+    "reset",
+    "observe",
+    "info",
+    "act",
+    "resolve",
+    "reward",
+    "agent_terminated",
+    "is_terminated",
+    "is_truncated",
+];
+
+/// `none` lists no agents (`rewarded none;`), so it cannot be an agent; and each handler becomes a method of
+/// `Environment`, next to its fixed methods and the other handlers.
+fn staged_names(m: &Machine, out: &mut Vec<Diagnostic>) {
+    if let Some(a) = m.agents.iter().find(|a| a.text == NOBODY) {
+        out.push(
+            Diagnostic::new(
+                Code::ReservedName,
+                format!("the agent name `{NOBODY}` is reserved in staged machines"),
+            )
+            .at(a.span, "reserved")
+            .help(format!(
+                "`rewarded {NOBODY};` means that nobody is rewarded; pick another name for this agent"
+            )),
+        );
+    }
+    for s in m.states.iter().filter(|s| s.handler.is_some()) {
+        let method = ident::snake(&s.name.text);
+        if ENVIRONMENT_METHODS.contains(&method.as_str()) {
+            out.push(
+                Diagnostic::new(
+                    Code::NameCollision,
+                    format!(
+                        "the handler of stage `{}` would be the method `{method}` of `Environment`, which has one of that name",
+                        s.name
+                    ),
+                )
+                .at(s.name.span, format!("its handler becomes `{method}`"))
+                .help(format!(
+                    "rename the stage; `Environment` has the methods {}",
+                    ENVIRONMENT_METHODS
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
             );
         }
     }
@@ -155,6 +212,70 @@ fn hooks(m: &Machine, out: &mut Vec<Diagnostic>) {
             Some(_) => {}
             None => {
                 seen.insert(rust, (n, kind));
+            }
+        }
+    }
+    hook_methods(m, &seen, out);
+}
+
+/// The `Hooks` trait also has a method per event (`before_…`, `on_…`, `after_…`), per state a transition leaves
+/// or enters (`on_exit_…`, `on_enter_…`) and its fixed hooks (`validate`, `on_transition`, …): none of them may
+/// take another's name, nor a guard's or an action's (`seen`, by method name).
+fn hook_methods(
+    m: &Machine,
+    seen: &BTreeMap<String, (&Name, &'static str)>,
+    out: &mut Vec<Diagnostic>,
+) {
+    use crate::model::hooks;
+    if !hooks::has_hooks(m) {
+        return;
+    }
+    // Each method with the name it comes from (none for a fixed hook), the kind of that name, and what it is.
+    type Origin<'n> = (Option<&'n Name>, &'static str, String);
+    let mut methods: BTreeMap<String, Origin<'_>> = BTreeMap::new();
+    for fixed in hooks::FIXED {
+        let what = format!("the hook `{fixed}` every `Hooks` trait has");
+        methods.insert(fixed.to_string(), (None, "fixed", what));
+    }
+    let mut named: Vec<(String, &Name, &'static str, String)> = Vec::new();
+    for e in &m.events {
+        for method in hooks::event_hooks(&e.name.text) {
+            let what = format!("the hook `{method}` of event `{}`", e.name);
+            named.push((method, &e.name, "event", what));
+        }
+    }
+    for s in hooks::exited(m) {
+        let st = m.state(s);
+        let method = hooks::exit_hook(&st.name.text);
+        let what = format!("the exit hook `{method}` of state `{}`", st.name);
+        named.push((method, &st.name, "state", what));
+    }
+    for s in hooks::entered(m) {
+        let st = m.state(s);
+        let method = hooks::enter_hook(&st.name.text);
+        let what = format!("the enter hook `{method}` of state `{}`", st.name);
+        named.push((method, &st.name, "state", what));
+    }
+    for (method, (n, kind)) in seen {
+        named.push((method.clone(), n, kind, format!("the {kind} `{n}`")));
+    }
+    for (method, n, kind, what) in named {
+        match methods.get(&method) {
+            // Two states (or events) with one snake-case name were reported by the collision checks above.
+            Some((_, prev_kind, _)) if *prev_kind == kind => {}
+            Some((prev, _, prev_what)) => {
+                let mut d = Diagnostic::new(
+                    Code::NameCollision,
+                    format!("{what} and {prev_what} are both `{method}` in generated Rust"),
+                )
+                .at(n.span, format!("becomes `{method}`"));
+                if let Some(prev) = prev {
+                    d = d.with(prev.span, format!("also becomes `{method}`"));
+                }
+                out.push(d.help("rename one of them"));
+            }
+            None => {
+                methods.insert(method, (Some(n), kind, what));
             }
         }
     }

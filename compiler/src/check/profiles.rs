@@ -92,6 +92,41 @@ fn genie(m: &Machine, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// Every template a Genie machine's states name was read (the loader reads them, relative to the spec); one
+/// that could not be is reported where its path is written. A template given in the wrong shape was reported
+/// by the resolver already (its path is empty here).
+pub(super) fn templates(
+    m: &Machine,
+    read: &std::collections::BTreeMap<crate::source::Span, Result<String, String>>,
+    out: &mut Vec<Diagnostic>,
+) {
+    if m.profile != Profile::Genie {
+        return;
+    }
+    for st in &m.states {
+        let Some(path) = st.template.as_ref().filter(|p| !p.text.is_empty()) else {
+            continue;
+        };
+        let why = match read.get(&path.span) {
+            Some(Ok(_)) => continue,
+            Some(Err(why)) => why.as_str(),
+            // Only a spec that did not come through the loader has templates it did not read.
+            None => "it was not read",
+        };
+        out.push(
+            Diagnostic::new(
+                Code::GenieTemplateNotFound,
+                format!(
+                    "cannot read the template `{path}` of Genie state `{}`",
+                    st.name
+                ),
+            )
+            .at(path.span, why.to_string())
+            .help("a template's path is relative to the spec that names it"),
+        );
+    }
+}
+
 fn dialogue(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
     if m.roles.len() != 2 {
         let d = Diagnostic::new(
@@ -287,36 +322,52 @@ fn same_role_replies(m: &Machine, out: &mut Vec<Diagnostic>) {
     }
 }
 
+// Phantom's definition rules: "Stage without handler must have exactly one next stage" (zero included), and
+// a stage may have no acting agents. Phantom has no final stage: an episode ends by `num_steps` or when the
+// environment says it is terminated, so `final` is refused rather than given a meaning of our own.
 fn staged(m: &Machine, out: &mut Vec<Diagnostic>) {
     let outgoing = m.outgoing();
     for s in m.state_ids() {
         let st = m.state(s);
+        if st.is_final {
+            let modifier = if st.start { "start and final" } else { "final" };
+            out.push(
+                Diagnostic::new(
+                    Code::FinalStage,
+                    format!("stage `{}` is marked `final`", st.name),
+                )
+                .at(st.name.span, format!("a {modifier} stage"))
+                .note("an episode ends after `num_steps` steps, or when the environment says it is terminated; it never ends in a stage")
+                .help("remove `final`, and give the stage its next stages"),
+            );
+            continue;
+        }
         let targets: BTreeSet<_> = outgoing[s.index()]
             .iter()
             .map(|&t| m.transitions[t].to)
             .collect();
-        if st.handler.is_none() && !st.is_final && targets.len() > 1 {
-            out.push(
-                Diagnostic::new(
-                    Code::StageNextCount,
+        if st.handler.is_none() && targets.len() != 1 {
+            let (message, label, help) = if targets.is_empty() {
+                (
+                    format!("stage `{}` has no handler and no next stage", st.name),
+                    "where does it go? it has no next stage",
+                    format!("give it its next stage: `{} -> …;`", st.name),
+                )
+            } else {
+                (
                     format!(
                         "stage `{}` has no handler but {} next stages",
                         st.name,
                         targets.len()
                     ),
+                    "which next stage? only a handler can choose",
+                    "add `handler;` to the stage, or keep exactly one next stage".to_string(),
                 )
-                .at(st.name.span, "which next stage? only a handler can choose")
-                .help("add `handler;` to the stage, or keep exactly one next stage"),
-            );
-        }
-        if st.acting.is_empty() && !st.is_final {
+            };
             out.push(
-                Diagnostic::new(
-                    Code::NoAgents,
-                    format!("stage `{}` has no acting agents", st.name),
-                )
-                .at(st.name.span, "nobody acts in this stage")
-                .help("list them: `acting a, b;`"),
+                Diagnostic::new(Code::StageNextCount, message)
+                    .at(st.name.span, label)
+                    .help(help),
             );
         }
     }

@@ -2,7 +2,7 @@
 //! empty machines.
 
 use crate::diag::{Code, Diagnostic};
-use crate::model::{Machine, Origin};
+use crate::model::{Machine, Origin, Profile};
 use std::collections::BTreeMap;
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
@@ -64,9 +64,11 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    // In a staged machine `final` itself is the error (E0904): what a final state may not do is not reported.
+    let staged = m.profile == Profile::Staged;
     for s in m.state_ids() {
         let st = m.state(s);
-        if st.start && st.is_final {
+        if st.start && st.is_final && !staged {
             out.push(
                 Diagnostic::new(
                     Code::StartIsFinal,
@@ -101,7 +103,7 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     let mut groups: BTreeMap<(u32, Option<u32>), Vec<usize>> = BTreeMap::new();
     for (i, t) in m.transitions.iter().enumerate() {
         let from = m.state(t.from);
-        if from.is_final {
+        if from.is_final && !staged {
             out.push(
                 Diagnostic::new(Code::TransitionFromFinal, format!("final state `{}` has an outgoing transition", from.name))
                     .at(t.span, "transition out of a final state")

@@ -468,3 +468,132 @@ fn names_that_would_generate_broken_rust_are_refused() {
         codes(two)
     );
 }
+
+/// A staged machine around `body`: agents `buyer` and `seller`.
+fn staged(body: &str) -> String {
+    format!("machine Market: staged {{ agents buyer, seller; {body} }}")
+}
+
+#[test]
+fn a_stage_without_handler_needs_exactly_one_next_stage() {
+    // Phantom: "Stage without handler must have exactly one next stage", zero included; a dead end is said in
+    // those words, not also as E0302.
+    let none = staged("start default state A { acting buyer; } state B; A -> B;");
+    let diags = check("test.fsm", &none);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::StageNextCount]
+    );
+    assert_eq!(
+        diags[0].message,
+        "stage `B` has no handler and no next stage"
+    );
+    let two = staged("start default state A; state B; state C; A -> B, C; B -> A; C -> A;");
+    let diags = check("test.fsm", &two);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::StageNextCount]
+    );
+    assert_eq!(
+        diags[0].message,
+        "stage `A` has no handler but 2 next stages"
+    );
+    // With a handler, several next stages are fine; so is one.
+    let ok =
+        staged("start default state A { handler; } state B; state C; A -> B, C; B -> A; C -> A;");
+    assert_eq!(codes(&ok), []);
+}
+
+#[test]
+fn a_stage_may_have_no_acting_agents_and_reward_nobody() {
+    let src = staged(
+        "start default state A { acting buyer; rewarded none; handler; } state B; state C { rewarded seller; } \
+         A -> B, C; B -> A; C -> A;",
+    );
+    assert_eq!(codes(&src), []);
+    let c = crate::compile_str("test.fsm", &src, Path::new("."), &crate::Options::default());
+    let checked = c.checked.expect("a clean spec is checked");
+    let m = &checked.spec().machines[0];
+    let [a, b, c] = [&m.states[0], &m.states[1], &m.states[2]];
+    assert_eq!(
+        a.rewarded.as_deref(),
+        Some(&[][..]),
+        "`rewarded none;` is an empty list"
+    );
+    assert!(
+        b.acting.is_empty() && b.rewarded.is_none(),
+        "not written: the default"
+    );
+    assert_eq!(c.rewarded.as_ref().map(Vec::len), Some(1));
+}
+
+#[test]
+fn none_is_a_whole_agent_list_and_no_agent_name() {
+    let mixed = staged("start default state A { rewarded none, seller; } A -> A;");
+    assert_eq!(codes(&mixed), [Code::BadPropertyValue]);
+    let agent = "machine Market: staged { agents none, seller; start default state A { acting seller; } A -> A; }";
+    assert_eq!(codes(agent), [Code::ReservedName]);
+}
+
+#[test]
+fn a_final_stage_is_one_error_not_a_cascade() {
+    // Not also "start state is final", "transition from a final state" or "no path to final".
+    let src = staged(
+        "start default final state A { acting buyer; handler; } state B; A -> A, B; B -> A;",
+    );
+    assert_eq!(codes(&src), [Code::FinalStage]);
+    let src = staged("start default state A { handler; } final state B; A -> A, B;");
+    assert_eq!(codes(&src), [Code::FinalStage]);
+}
+
+#[test]
+fn a_handler_cannot_take_the_name_of_an_environment_method() {
+    let src =
+        staged("start default state Reset { handler; } state B; Reset -> Reset, B; B -> Reset;");
+    let diags = check("test.fsm", &src);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::NameCollision]
+    );
+    assert!(diags[0].message.contains("`reset`"), "{}", diags[0].message);
+    // Without a handler the stage makes no method: the name is free.
+    let src = staged("start default state Reset; state B; Reset -> B; B -> Reset;");
+    assert_eq!(codes(&src), []);
+}
+
+#[test]
+fn hook_methods_may_not_share_a_name() {
+    // The event `transition` gives `before_transition`, which every `Hooks` trait has.
+    let src = "machine M { event transition; start default state A; final state B; (A, transition) -> B; }";
+    let diags = check("test.fsm", src);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::NameCollision; 3]
+    );
+    assert_eq!(
+        diags[0].message,
+        "the hook `after_transition` of event `transition` and the hook `after_transition` every `Hooks` trait has are both `after_transition` in generated Rust"
+    );
+    // The event `exit_a` has the hook `on_exit_a`, which is also the exit hook of state `a`.
+    let src = "machine M { event exit_a; start default state a; final state B; (a, exit_a) -> B; }";
+    let diags = check("test.fsm", src);
+    assert_eq!(
+        diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::NameCollision]
+    );
+    assert!(
+        diags[0].message.contains("`on_exit_a`"),
+        "{}",
+        diags[0].message
+    );
+    // A guard named like a hook.
+    let src =
+        "machine M { event GO; start default state A; final state B; (A, GO) -> B if validate; }";
+    assert_eq!(codes(src), [Code::NameCollision]);
+    // Names that differ only in underscores meet in one hook name.
+    let src = "machine M { event x, _x; start default state A; final state B; (A, x) -> B; (A, _x) -> B; }";
+    assert!(codes(src).contains(&Code::NameCollision));
+    // Distinct names are fine, and a plain machine without events (none here) has no hooks to collide.
+    let src = "machine M { event GO; start default state A; final state B; (A, GO) -> B if ready do log; }";
+    assert_eq!(codes(src), []);
+}

@@ -21,19 +21,6 @@ pub(crate) struct GenArgs {
     common: Common,
 }
 
-/// The file `fsmc gen` writes: the `@generated` header, the spec's path, the formatted code; an error when the
-/// generator produced code that is not Rust (an internal error).
-pub fn generated_file(
-    spec_display: &str,
-    checked: &crate::model::Checked,
-) -> Result<String, String> {
-    Ok(format!(
-        "{}// Spec: {spec_display}\n\n{}",
-        codegen::HEADER,
-        codegen::format(codegen::generate(checked))?
-    ))
-}
-
 pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
     let opts = match args.common.options(err) {
         Ok(o) => o,
@@ -71,7 +58,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
     };
-    let text = match generated_file(&spec_display, checked) {
+    let text = match codegen::generated_file(&spec_display, checked) {
         Ok(text) => text,
         Err(e) => {
             let _ = writeln!(
@@ -125,7 +112,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
 
 /// Writes to a temporary file beside `path`, then renames it over `path`: on any failure (no space left, a
 /// signal) the previous file is left intact, never truncated.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),

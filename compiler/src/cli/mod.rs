@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 mod explain;
 mod export;
+mod fmt;
 mod generate;
 
 #[derive(Parser, Debug)]
@@ -36,6 +37,10 @@ enum Command {
     Graph(export::GraphArgs),
     /// Translate an Open Autonomy `fsm_specification.yaml` into `.fsm` source.
     Import(export::ImportArgs),
+    /// Format `.fsm` files in the canonical layout (`--check`: only report, with a diff, what would change).
+    Fmt(fmt::FmtArgs),
+    /// Run the language server on standard input and output (for editors).
+    Lsp,
     /// Explain a diagnostic code, with a failing example and its fix, or list them all.
     Explain {
         /// A code (`E0104`) or its name (`unknown_state`), in any case; omit to list every code.
@@ -126,6 +131,8 @@ pub fn run(
         Command::Export(args) => export::export(args, out, err, stdout_is_tty),
         Command::Graph(args) => export::graph(args, out, err, stdout_is_tty),
         Command::Import(args) => export::import(args, out, err, stdout_is_tty),
+        Command::Fmt(args) => fmt::run(args, out, err, stdout_is_tty),
+        Command::Lsp => crate::lsp::run_stdio(err),
         Command::Explain { code } => explain::run(code.as_deref(), out, err),
     };
     // Output that could not be written (a full disk, a closed pipe) is a failure, whatever the command found.
@@ -229,53 +236,7 @@ impl Common {
     }
 }
 
-/// Every spec under `path`, sorted; a directory holding a `.fsmcignore` file is skipped (it holds specs that
-/// are meant to fail, such as `specs/invalid/`), unless it is named on the command line. Symbolic links are
-/// followed, but every directory and every file is visited once, by its real path: links that loop back, or two
-/// links to one file, cannot make the walk endless or count a spec twice.
-pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut seen = std::collections::BTreeSet::new();
-    walk(path, out, &mut seen)
-}
-
-fn walk(
-    path: &Path,
-    out: &mut Vec<PathBuf>,
-    seen: &mut std::collections::BTreeSet<PathBuf>,
-) -> std::io::Result<()> {
-    if !seen.insert(std::fs::canonicalize(path)?) {
-        return Ok(());
-    }
-    let mut entries: Vec<_> = std::fs::read_dir(path)?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name.starts_with('.') || name == "target" {
-            continue;
-        }
-        if p.is_dir() {
-            if !p.join(".fsmcignore").exists() {
-                walk(&p, out, seen)?;
-            }
-        } else if is_spec_name(name) {
-            // A dangling link has no real path: keep it, so that reading it reports why it is unusable.
-            let real = std::fs::canonicalize(&p).unwrap_or_else(|_| p.clone());
-            if seen.insert(real) {
-                out.push(p);
-            }
-        }
-    }
-    Ok(())
-}
-
-fn is_spec_name(name: &str) -> bool {
-    name.ends_with(".fsm")
-        || name.ends_with("fsm_specification.yaml")
-        || name.ends_with("fsm_composition_specification.yaml")
-}
+pub use crate::loader::collect_specs;
 
 fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
     if let Some(f) = &args.old_format {

@@ -7,10 +7,12 @@
 //! user's items. Everything iterates ordered collections: the same spec gives byte-identical output.
 
 mod docs;
+mod hooks;
 mod machine;
 mod profiles;
+mod table;
 
-pub use machine::DENSE_TABLE_LIMIT;
+pub use table::DENSE_TABLE_LIMIT;
 
 use crate::ident;
 use crate::model::{Checked, Item, Machine, Spec};
@@ -101,8 +103,19 @@ fn is_bidi(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// The file `fsmc gen` writes: the `@generated` header, the spec's path as given, the formatted code; an error
+/// when the generator produced code that is not Rust (an internal error).
+#[cfg(feature = "export")]
+pub fn generated_file(spec_display: &str, checked: &Checked) -> Result<String, String> {
+    Ok(format!(
+        "{HEADER}// Spec: {spec_display}\n\n{}",
+        format(generate(checked))?
+    ))
+}
+
 /// Generated code as formatted Rust source, as `fsmc gen` writes it (without the header). Code that does not
 /// parse as Rust is a bug of the generator, reported as such rather than written out unformatted.
+#[cfg(feature = "export")]
 pub fn format(tokens: TokenStream) -> Result<String, String> {
     syn::parse2::<syn::File>(tokens)
         .map(|file| prettyplease::unparse(&file))
@@ -165,7 +178,7 @@ fn machine_module(
     let module = snake(&m.name.text);
     let docs = docs::module_docs(m, origin.map(|o| (o, spec)));
     let core = machine::generate(m);
-    let extra = profiles::generate(m, origin.map(|o| (o, spec)));
+    let extra = profiles::generate(m, origin.map(|o| (o, spec)), spec);
     quote! {
         #docs
         // Generated items are an API the user may use only in part.

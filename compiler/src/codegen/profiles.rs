@@ -7,14 +7,18 @@ use crate::model::{Machine, MachineId, Outcome, Persistence, Profile, RoundKind,
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-pub(crate) fn generate(m: &Machine, origin: Option<(&[MachineId], &Spec)>) -> TokenStream {
+pub(crate) fn generate(
+    m: &Machine,
+    origin: Option<(&[MachineId], &Spec)>,
+    spec: &Spec,
+) -> TokenStream {
     let mut out = TokenStream::new();
     if !m.keys.is_empty() {
         out.extend(data(m));
     }
     match m.profile {
         Profile::Abci => out.extend(rounds(m)),
-        Profile::Genie => out.extend(genie(m)),
+        Profile::Genie => out.extend(genie(m, spec)),
         Profile::Dialogue => out.extend(dialogue(m)),
         Profile::Staged => out.extend(staged(m)),
         Profile::Plain => {}
@@ -38,7 +42,19 @@ pub(crate) fn generate(m: &Machine, origin: Option<(&[MachineId], &Spec)>) -> To
     out
 }
 
-fn rust_type(text: &str) -> TokenStream {
+/// What a machine's profile adds to every transition its hooks see (`Transition::profile`), as a type that may
+/// name the lifetime `'a`; `None` adds nothing (`()`). The type must implement `Default`: `State::fire` passes
+/// the default, `State::fire_with` a given one.
+pub(crate) fn transition_profile(m: &Machine) -> Option<TokenStream> {
+    match m.profile {
+        Profile::Genie => Some(quote! { ::fsmc_runtime::genie::Turn<'a> }),
+        // The message's header and whether this party sent or received it (a dialogue's copy fires it).
+        Profile::Dialogue => Some(quote! { ::fsmc_runtime::dialogue::Delivery<'a> }),
+        Profile::Plain | Profile::Abci | Profile::Staged => None,
+    }
+}
+
+pub(crate) fn rust_type(text: &str) -> TokenStream {
     match syn::parse_str::<syn::Type>(text) {
         Ok(t) => quote! { #t },
         // The grammar only admits type syntax; anything syn still rejects becomes a clear compile error.
@@ -762,31 +778,22 @@ fn replicated(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
     }
 }
 
-/// A behaviour trait for machines without rounds: one method per non-final state that decides the event.
+/// A behaviour trait for machines without rounds: one method per non-final state that decides the message to
+/// fire; `step` fires it with the transition's hooks.
 fn behaviour(m: &Machine) -> TokenStream {
-    let guarded = m.transitions.iter().any(|t| !t.guards.is_empty());
-    let hooked = guarded || m.transitions.iter().any(|t| !t.actions.is_empty());
     let states: Vec<&State> = m.states.iter().filter(|s| !s.is_final).collect();
     let methods = states.iter().map(|s| {
         let id = snake(&s.name.text);
         let doc = docs::attrs_or(
             &s.docs,
-            &format!("The action of `{}`: decides the event to fire.", s.name),
+            &format!("The action of `{}`: decides the message to fire.", s.name),
         );
-        quote! { #doc fn #id(&mut self) -> Event; }
+        quote! { #doc fn #id(&mut self) -> Message; }
     });
     let arms = states.iter().map(|s| {
         let (v, id) = (variant(&s.name.text), snake(&s.name.text));
         quote! { State::#v => Behaviour::#id(behaviour) }
     });
-    let (bound, fire) = if hooked {
-        (
-            quote! { Behaviour + Hooks },
-            quote! { state.fire(event, behaviour) },
-        )
-    } else {
-        (quote! { Behaviour }, quote! { state.next(event) })
-    };
     let final_arm = if states.len() < m.states.len() {
         quote! { _ => return ::core::option::Option::None, }
     } else {
@@ -798,19 +805,20 @@ fn behaviour(m: &Machine) -> TokenStream {
             #(#methods)*
         }
 
-        /// Runs the behaviour of `state` and fires the event it chose; `None` in a final state.
-        pub fn step<B: #bound + ?Sized>(state: State, behaviour: &mut B) -> ::core::option::Option<::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>>> {
+        /// Runs the behaviour of `state` and fires the message it chose with `behaviour`'s hooks
+        /// (`State::fire`); `None` in a final state.
+        pub fn step<B: Behaviour + Hooks + ?Sized>(state: State, behaviour: &mut B) -> ::core::option::Option<::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>>> {
             #[allow(unreachable_patterns)]
-            let event = match state {
+            let message = match state {
                 #(#arms,)*
                 #final_arm
             };
-            ::core::option::Option::Some(#fire)
+            ::core::option::Option::Some(state.fire(&message, behaviour))
         }
     }
 }
 
-fn genie(m: &Machine) -> TokenStream {
+fn genie(m: &Machine, spec: &Spec) -> TokenStream {
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let types = m.states.iter().map(|s| match s.genie {
         Some(crate::model::GenieType::Invoker) => {
@@ -822,10 +830,42 @@ fn genie(m: &Machine) -> TokenStream {
         .states
         .iter()
         .map(|s| s.template.as_ref().map_or("", |t| t.as_str()));
+    // Each template file once, in the order states name them, with the text the check read.
+    let mut sources: Vec<(&str, TokenStream)> = Vec::new();
+    for st in &m.states {
+        let Some(path) = &st.template else { continue };
+        if sources.iter().any(|(p, _)| *p == path.as_str()) {
+            continue;
+        }
+        let text = match spec.templates.get(&path.span) {
+            Some(Ok(text)) => quote! { #text },
+            // The check refuses a spec whose templates could not be read: this is not reached.
+            _ => quote! { ::core::compile_error!("fsmc: a template was not read") },
+        };
+        sources.push((path.as_str(), text));
+    }
+    let source_entries = sources.iter().map(|(p, t)| quote! { (#p, #t) });
+    let ns = proc_macro2::Literal::usize_unsuffixed(sources.len());
+    let outgoing = m.outgoing();
+    let accepted_names = m.state_ids().map(|s| {
+        // In event declaration order, as `State::accepted` lists them.
+        let mut seen: Vec<_> = outgoing[s.index()]
+            .iter()
+            .filter_map(|&t| m.transitions[t].event)
+            .collect();
+        seen.sort();
+        seen.dedup();
+        let names = seen.iter().map(|e| m.event(*e).name.as_str());
+        quote! { &[#(#names),*] }
+    });
     let overrides = m.transitions.iter().filter_map(|t| {
         let (p, _) = t.persist?;
         let e = t.event?;
-        let (s, ev, to) = (variant(&m.state(t.from).name.text), variant(&m.event(e).name.text), variant(&m.state(t.to).name.text));
+        let (s, ev, to) = (
+            variant(&m.state(t.from).name.text),
+            variant(&m.event(e).name.text),
+            variant(&m.state(t.to).name.text),
+        );
         let p = Ident::new(
             match p {
                 Persistence::None => "None",
@@ -836,9 +876,13 @@ fn genie(m: &Machine) -> TokenStream {
         );
         Some(quote! { (State::#s, Event::#ev, State::#to) => ::fsmc_runtime::genie::Persistence::#p })
     });
+    let name = m.name.as_str();
     quote! {
         static STATE_TYPES: [::fsmc_runtime::genie::StateType; #n] = [#(#types),*];
         const TEMPLATES: [&str; #n] = [#(#templates),*];
+        /// Every template file the states name, with its text as `fsmc` read it: (path, source).
+        static TEMPLATE_SOURCES: [(&str, &str); #ns] = [#(#source_entries),*];
+        static ACCEPTED_NAMES: [&[&str]; #n] = [#(#accepted_names),*];
 
         impl State {
             /// Whether the user or an invoker acts in this state.
@@ -846,7 +890,7 @@ fn genie(m: &Machine) -> TokenStream {
                 STATE_TYPES[self as usize]
             }
 
-            /// The template this state renders.
+            /// The template this state renders, as the spec names it (relative to the spec).
             pub const fn template(self) -> &'static str {
                 TEMPLATES[self as usize]
             }
@@ -854,9 +898,9 @@ fn genie(m: &Machine) -> TokenStream {
             /// The event names to offer: only `poll` while an invoker's task runs, else the accepted events.
             pub fn next_actions(self, task_running: bool) -> ::std::vec::Vec<&'static str> {
                 if task_running {
-                    ::std::vec![::fsmc_runtime::genie::Session::POLL]
+                    ::std::vec![::fsmc_runtime::genie::POLL]
                 } else {
-                    self.accepted().iter().map(|e| e.name()).collect()
+                    ACCEPTED_NAMES[self as usize].to_vec()
                 }
             }
         }
@@ -872,6 +916,40 @@ fn genie(m: &Machine) -> TokenStream {
             match (from, event, to) {
                 #(#overrides,)*
                 _ => transition_type(from, to).default_persistence(),
+            }
+        }
+
+        // What sessions (`genie::Flow`, with the runtime's `genie` feature) need of the machine.
+        #[automatically_derived]
+        impl ::fsmc_runtime::genie::GenieSpec for State {
+            const MACHINE: &'static str = #name;
+            const START: State = State::DEFAULT_START;
+            fn name(self) -> &'static str {
+                State::name(self)
+            }
+            fn state_type(self) -> ::fsmc_runtime::genie::StateType {
+                State::state_type(self)
+            }
+            fn template(self) -> &'static str {
+                State::template(self)
+            }
+            fn templates() -> &'static [(&'static str, &'static str)] {
+                &TEMPLATE_SOURCES
+            }
+            fn accepted_names(self) -> &'static [&'static str] {
+                ACCEPTED_NAMES[self as usize]
+            }
+        }
+
+        #[automatically_derived]
+        impl<C: Hooks + ?Sized> ::fsmc_runtime::genie::GenieMachine<C> for State {
+            fn step(self, event: &str, turn: &::fsmc_runtime::genie::Turn<'_>, context: &mut C) -> ::core::result::Result<::fsmc_runtime::genie::Step<State>, ::fsmc_runtime::genie::GenieError> {
+                let ::core::option::Option::Some(event) = Event::from_name(event) else {
+                    return ::core::result::Result::Err(::fsmc_runtime::genie::GenieError::unknown_event(self, event));
+                };
+                let to = self.fire_with(&event, turn, context).map_err(|e| ::fsmc_runtime::genie::GenieError::refused(&e))?;
+                let persistence = turn.persistence_override().unwrap_or_else(|| persistence(self, event, to));
+                ::core::result::Result::Ok(::fsmc_runtime::genie::Step { from: self, event: event.name(), to, persistence })
             }
         }
     }
@@ -917,15 +995,69 @@ fn dialogue(m: &Machine) -> TokenStream {
         }
         v
     };
-    let messages = m.events.iter().filter(|e| !e.fields.is_empty()).map(|e| {
-        let id = variant(&e.name.text);
-        let doc = docs::attrs_or(&e.docs, &format!("The contents of `{}`.", e.name));
-        let fields = e.fields.iter().map(|f| {
-            let (fid, ty) = (snake(&f.name.text), rust_type(&f.ty.text));
-            let doc = format!(" `{}` of `{}`.", f.name, e.name);
-            quote! { #[doc = #doc] pub #fid: #ty }
-        });
-        quote! { #doc #[derive(Clone, Debug, PartialEq)] pub struct #id { #(#fields,)* } }
+    // A checked dialogue has exactly two roles, and a default start state.
+    let other = match roles.as_slice() {
+        [a, b] => quote! {
+            match self {
+                Role::#a => Role::#b,
+                Role::#b => Role::#a,
+            }
+        },
+        _ => quote! { self },
+    };
+    let start = m
+        .default_start()
+        .or_else(|| m.start_states().next())
+        .map(|s| variant(&m.state(s).name.text));
+    let name = m.name.as_str();
+    let protocol = start.map(|start| {
+        let performative = if crate::model::hooks::events_with_data(m).is_empty() {
+            quote! { *message }
+        } else {
+            quote! { message.event() }
+        };
+        let dialogue_doc = [
+            format!(" One party's copy of a `{name}` dialogue: it takes a message only if its sender plays"),
+            " the role that sends the performative, its id and target follow the last message, and the protocol"
+                .to_string(),
+            " allows it as a reply; then the transition fires with its hooks.".to_string(),
+        ];
+        let dialogues_doc = format!(" One agent's `{name}` dialogues, by dialogue reference.");
+        quote! {
+            #(#[doc = #dialogue_doc])*
+            pub type Dialogue = ::fsmc_runtime::dialogue::Dialogue<State>;
+            #[doc = #dialogues_doc]
+            pub type Dialogues = ::fsmc_runtime::dialogue::Dialogues<State>;
+            /// A message of this protocol: its header (dialogue reference, message id, target, sender,
+            /// receiver) and its performative with its contents.
+            pub type Envelope = ::fsmc_runtime::dialogue::Envelope<Message>;
+            /// Why a dialogue refused a message (it changed nothing).
+            pub type DialogueError = ::fsmc_runtime::dialogue::DialogueError<State, Event, Role>;
+
+            #[automatically_derived]
+            impl ::fsmc_runtime::dialogue::Protocol for State {
+                type Role = Role;
+                const START: State = State::#start;
+
+                fn performative(message: &Message) -> Event {
+                    #performative
+                }
+                fn sender_role(performative: Event) -> ::core::option::Option<Role> {
+                    performative.role()
+                }
+                fn other_role(role: Role) -> Role {
+                    role.other()
+                }
+                fn deliver(
+                    self,
+                    message: &Message,
+                    delivery: &::fsmc_runtime::dialogue::Delivery<'_>,
+                    hooks: &mut (dyn Hooks + 'static),
+                ) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                    State::fire_with(self, message, delivery, hooks)
+                }
+            }
+        }
     });
     quote! {
         /// The two parties of the dialogue.
@@ -939,6 +1071,18 @@ fn dialogue(m: &Machine) -> TokenStream {
             /// The role's name as written in the spec.
             pub const fn name(self) -> &'static str {
                 ROLE_NAMES[self as usize]
+            }
+
+            /// The other party's role.
+            pub const fn other(self) -> Role {
+                #other
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Display for Role {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.name())
             }
         }
 
@@ -954,10 +1098,7 @@ fn dialogue(m: &Machine) -> TokenStream {
         /// The performatives that end a dialogue.
         pub const TERMINATION: &[Event] = &[#(Event::#termination),*];
 
-        /// The typed contents of the performatives that carry any.
-        pub mod messages {
-            #(#messages)*
-        }
+        #protocol
     }
 }
 
@@ -967,85 +1108,123 @@ fn staged(m: &Machine) -> TokenStream {
     let agent_names: Vec<&str> = m.agents.iter().map(|a| a.as_str()).collect();
     let na = proc_macro2::Literal::usize_unsuffixed(agents.len());
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
+    // Agent lists in the order the agents are declared (the order of `Agent`, and of the maps a step returns),
+    // whatever order a stage lists them in.
     let list = |ids: &[(usize, crate::source::Span)]| {
-        let vs = ids.iter().filter_map(|(i, _)| agents.get(*i));
+        let mut ids: Vec<usize> = ids.iter().map(|&(i, _)| i).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let vs = ids.iter().filter_map(|i| agents.get(*i));
         quote! { &[#(Agent::#vs),*] }
     };
     let acting = m.states.iter().map(|s| list(&s.acting)).collect::<Vec<_>>();
+    // The rewarded agents as written: `None` when the spec does not say, so that Phantom's default (the acting
+    // agents) is applied in one place, the runtime's `StageInfo::rewarded_agents`.
     let rewarded = m
         .states
         .iter()
-        .map(|s| {
-            if s.rewarded.is_empty() {
-                list(&s.acting)
-            } else {
-                list(&s.rewarded)
+        .map(|s| match &s.rewarded {
+            Some(r) => {
+                let r = list(r);
+                quote! { ::core::option::Option::Some(#r) }
             }
+            None => quote! { ::core::option::Option::None },
         })
         .collect::<Vec<_>>();
-    let handlers: Vec<&State> = m.states.iter().filter(|s| s.handler.is_some()).collect();
-    let has_handler =
-        super::machine_matches(handlers.iter().map(|s| variant(&s.name.text)).collect());
-    let methods = handlers.iter().map(|s| {
+    let handlers: Vec<(usize, &State)> = m
+        .states
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.handler.is_some())
+        .collect();
+    let has_handler = super::machine_matches(
+        handlers
+            .iter()
+            .map(|(_, s)| variant(&s.name.text))
+            .collect(),
+    );
+    let methods = handlers.iter().map(|&(i, s)| {
         let id = snake(&s.name.text);
-        let doc = docs::attrs_or(
-            &s.docs,
-            &format!(
-                "The handler of stage `{}`: runs the stage and picks the next one.",
-                s.name
-            ),
+        let doc = docs::attrs_or(&s.docs, &format!("The handler of stage `{}`.", s.name));
+        let next: Vec<String> = next_stages(m, i).iter().map(|n| format!("`{n}`")).collect();
+        let choice = format!(
+            " Runs after the stage's agents acted and picks the next stage: {}.",
+            next.join(", ")
         );
-        quote! { #doc fn #id(&mut self) -> State; }
-    });
-    let arms = handlers.iter().map(|s| {
-        let (v, id) = (variant(&s.name.text), snake(&s.name.text));
-        quote! { State::#v => state.goto(Handlers::#id(handlers)) }
-    });
-    let automatic = quote! {
-        match state.next_stages() {
-            [only] => ::core::result::Result::Ok(*only),
-            allowed => ::core::result::Result::Err(::fsmc_runtime::InvalidTarget { from: state, to: state, allowed }),
-        }
-    };
-    // Without handlers every stage moves on by itself: no `match` on the stage to write then.
-    let body = if handlers.is_empty() {
         quote! {
-            let _ = handlers;
-            #automatic
+            #doc
+            #[doc = ""]
+            #[doc = #choice]
+            /// Any other choice is refused, and the step undone.
+            fn #id(&mut self, view: View) -> State;
+        }
+    });
+    let arms = handlers.iter().map(|(_, s)| {
+        let (v, id) = (variant(&s.name.text), snake(&s.name.text));
+        quote! { State::#v => ::core::option::Option::Some(Environment::#id(env, view)) }
+    });
+    // Without handlers no stage has one to run: no `match` on the stage to write then.
+    let handle = if handlers.is_empty() {
+        quote! {
+            let _ = (env, view);
+            ::core::option::Option::None
         }
     } else {
         quote! {
             #[allow(unreachable_patterns)]
-            match state {
+            match view.stage {
                 #(#arms,)*
-                _ => #automatic,
+                _ => ::core::option::Option::None,
             }
         }
     };
+    // An empty enum cannot be indexed or displayed by value: a machine may declare no agents.
+    let agent_name = if agents.is_empty() {
+        quote! { match self {} }
+    } else {
+        quote! { AGENT_NAMES[self as usize] }
+    };
+    let agent_names_const = (!agents.is_empty()).then(|| {
+        quote! { const AGENT_NAMES: [&str; #na] = [#(#agent_names),*]; }
+    });
+    let name = m.name.as_str();
+    let env_doc = format!(" The environment of `{name}` over the domain `E`: see [`Environment`].");
+    let trait_doc = format!(" The domain of `{name}`, implemented by the user.");
     quote! {
         /// The agents of the environment.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Agent { #(#[doc = #agent_docs] #agents,)* }
 
-        const AGENT_NAMES: [&str; #na] = [#(#agent_names),*];
+        #agent_names_const
         static ACTING: [&[Agent]; #n] = [#(#acting),*];
-        static REWARDED: [&[Agent]; #n] = [#(#rewarded),*];
+        static REWARDED: [::core::option::Option<&[Agent]>; #n] = [#(#rewarded),*];
 
         impl Agent {
+            /// Every agent, in spec order.
+            pub const ALL: &'static [Agent] = &[#(Agent::#agents),*];
             /// The agent's name as written in the spec.
             pub const fn name(self) -> &'static str {
-                AGENT_NAMES[self as usize]
+                #agent_name
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Display for Agent {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.name())
             }
         }
 
         impl State {
-            /// The agents that act at the end of each step of this stage.
+            /// The agents that act in a step of this stage, from the observations taken at the end of the
+            /// previous one (in the order of [`Agent`]).
             pub fn acting(self) -> &'static [Agent] {
                 ACTING[self as usize]
             }
-            /// The agents rewarded in this stage (the acting agents unless the spec says otherwise).
+            /// The agents rewarded at the end of a step of this stage (the acting agents unless the spec says
+            /// otherwise; none for `rewarded none;`), in the order of [`Agent`].
             pub fn rewarded(self) -> &'static [Agent] {
-                REWARDED[self as usize]
+                <Spec as ::fsmc_runtime::staged::StagedSpec>::stage(self).rewarded_agents()
             }
             /// Whether a handler chooses the next stage.
             pub const fn has_handler(self) -> bool {
@@ -1053,15 +1232,131 @@ fn staged(m: &Machine) -> TokenStream {
             }
         }
 
-        /// The handlers of the stages that have one, implemented by the user.
-        pub trait Handlers {
+        /// The facts of the spec for the runtime's staged environment: stages, agents, who acts and who is
+        /// rewarded where, next stages, handlers.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct Spec;
+
+        impl ::fsmc_runtime::staged::StagedSpec for Spec {
+            type Stage = State;
+            type Agent = Agent;
+            const NAME: &'static str = #name;
+            const INITIAL_STAGE: State = State::DEFAULT_START;
+            const AGENTS: &'static [Agent] = Agent::ALL;
+            fn stage(stage: State) -> ::fsmc_runtime::staged::StageInfo<State, Agent> {
+                ::fsmc_runtime::staged::StageInfo {
+                    id: stage,
+                    next: stage.next_stages(),
+                    acting: stage.acting(),
+                    rewarded: REWARDED[stage as usize],
+                    has_handler: stage.has_handler(),
+                }
+            }
+        }
+
+        /// Where an episode is, as the methods of [`Environment`] see it.
+        pub type View = ::fsmc_runtime::staged::View<State>;
+
+        #[doc = #env_doc]
+        pub type Env<E> = ::fsmc_runtime::staged::Env<Spec, E>;
+
+        #[doc = #trait_doc]
+        ///
+        /// What agents observe, what their actions do, the handlers that pick the next stage, and rewards:
+        /// [`Env`] calls these methods, each with a [`View`] of the step and the stage concerned.
+        pub trait Environment {
+            /// What an agent observes before it acts.
+            type Observation;
+            /// What an agent does in a step.
+            type Action;
+            /// Auxiliary information that comes with an observation.
+            type Info: ::core::default::Default;
+
+            /// Starts a new episode from `seed`: the same seed must give the same episode.
+            fn reset(&mut self, seed: u64);
+            /// What `agent` observes at the end of a step (or at reset), to act on in the stage `view.stage`.
+            fn observe(&mut self, agent: Agent, view: View) -> Self::Observation;
+            /// The auxiliary information of `agent`, taken with its observation (by default, the default).
+            fn info(&mut self, agent: Agent, view: View) -> Self::Info {
+                let _ = (agent, view);
+                ::core::default::Default::default()
+            }
+            /// Applies `agent`'s action in the stage `view.stage`.
+            fn act(&mut self, agent: Agent, action: Self::Action, view: View);
+            /// Runs the stage `view.stage`, which has no handler, after its agents acted (by default, nothing).
+            fn resolve(&mut self, view: View) {
+                let _ = view;
+            }
+            /// The reward of `agent` at the end of a step in the stage `view.stage`.
+            fn reward(&mut self, agent: Agent, view: View) -> f64;
+            /// Whether `agent` is done for the rest of the episode, asked at the end of each step (by default,
+            /// never).
+            fn agent_terminated(&mut self, agent: Agent, view: View) -> bool {
+                let _ = (agent, view);
+                false
+            }
+            /// Whether the episode is terminated, asked at the end of each step. It also is once every agent
+            /// is done (by default, only then).
+            fn is_terminated(&mut self, view: View) -> bool {
+                let _ = view;
+                false
+            }
+            /// Whether the episode is truncated before `num_steps`, asked at the end of each step (by default,
+            /// never).
+            fn is_truncated(&mut self, view: View) -> bool {
+                let _ = view;
+                false
+            }
             #(#methods)*
         }
 
-        /// Leaves `state`: its handler picks the next stage (checked against the spec's next stages), or a
-        /// stage without a handler moves to its one next stage.
-        pub fn step<H: Handlers + ?Sized>(state: State, handlers: &mut H) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTarget<State>> {
-            #body
+        impl<E: Environment> ::fsmc_runtime::staged::Dispatch<E> for Spec {
+            type Observation = E::Observation;
+            type Action = E::Action;
+            type Info = E::Info;
+            fn reset(env: &mut E, seed: u64) {
+                Environment::reset(env, seed)
+            }
+            fn observe(env: &mut E, agent: Agent, view: View) -> E::Observation {
+                Environment::observe(env, agent, view)
+            }
+            fn info(env: &mut E, agent: Agent, view: View) -> E::Info {
+                Environment::info(env, agent, view)
+            }
+            fn act(env: &mut E, agent: Agent, action: E::Action, view: View) {
+                Environment::act(env, agent, action, view)
+            }
+            fn handle(env: &mut E, view: View) -> ::core::option::Option<State> {
+                #handle
+            }
+            fn resolve(env: &mut E, view: View) {
+                Environment::resolve(env, view)
+            }
+            fn reward(env: &mut E, agent: Agent, view: View) -> f64 {
+                Environment::reward(env, agent, view)
+            }
+            fn agent_terminated(env: &mut E, agent: Agent, view: View) -> bool {
+                Environment::agent_terminated(env, agent, view)
+            }
+            fn is_terminated(env: &mut E, view: View) -> bool {
+                Environment::is_terminated(env, view)
+            }
+            fn is_truncated(env: &mut E, view: View) -> bool {
+                Environment::is_truncated(env, view)
+            }
         }
     }
+}
+
+/// The names of the next stages of state `index`, in spec order (as `next_stages()` lists them).
+fn next_stages(m: &Machine, index: usize) -> Vec<&str> {
+    let mut next: Vec<_> = m
+        .transitions
+        .iter()
+        .filter(|t| t.from.index() == index && t.event.is_none())
+        .map(|t| t.to)
+        .collect();
+    next.sort();
+    next.dedup();
+    next.iter().map(|t| m.state(*t).name.as_str()).collect()
 }

@@ -7,8 +7,12 @@
 use std::fmt;
 
 /// How a lint is treated unless configured otherwise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "export",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Level {
     Allow,
     Warn,
@@ -144,6 +148,7 @@ codes! {
     GenieMissingType = "E0701", "genie_state_type", error, "a Genie state is neither `user` nor `invoker`";
     GenieMissingTemplate = "E0702", "genie_missing_template", error, "a Genie state has no template";
     RedundantPersistence = "W0703", "redundant_persistence", warn, "a persistence override equals the transition type's default";
+    GenieTemplateNotFound = "E0704", "genie_template_not_found", error, "a Genie state's template file does not exist or cannot be read";
     // Profiles: dialogue protocols (FIPA).
     DialogueRoles = "E0801", "dialogue_roles", error, "a dialogue does not declare exactly two roles";
     PerformativeWithoutRole = "E0802", "performative_without_role", error, "a performative does not say which role sends it";
@@ -156,7 +161,7 @@ codes! {
     StageNextCount = "E0901", "stage_without_handler", error, "a stage without a handler does not have exactly one next stage";
     EventInStaged = "E0902", "event_in_staged_machine", error, "a staged machine uses events; stages move directly";
     DirectTransition = "E0903", "direct_transition", error, "a direct `A -> B` transition outside a staged machine";
-    NoAgents = "E0904", "stage_without_agents", error, "a stage has no acting agents";
+    FinalStage = "E0904", "final_stage", error, "a stage of a staged machine is marked `final`";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -264,6 +269,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::GenieMissingType, include_str!("explain/E0701.md")),
     (Code::GenieMissingTemplate, include_str!("explain/E0702.md")),
     (Code::RedundantPersistence, include_str!("explain/W0703.md")),
+    (Code::GenieTemplateNotFound, include_str!("explain/E0704.md")),
     (Code::DialogueRoles, include_str!("explain/E0801.md")),
     (Code::PerformativeWithoutRole, include_str!("explain/E0802.md")),
     (Code::NoInitiation, include_str!("explain/E0803.md")),
@@ -274,7 +280,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::StageNextCount, include_str!("explain/E0901.md")),
     (Code::EventInStaged, include_str!("explain/E0902.md")),
     (Code::DirectTransition, include_str!("explain/E0903.md")),
-    (Code::NoAgents, include_str!("explain/E0904.md")),
+    (Code::FinalStage, include_str!("explain/E0904.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

@@ -12,8 +12,12 @@ use crate::source::Span;
 use std::collections::BTreeMap;
 
 /// How bad a diagnostic is, after lint levels were applied.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "export",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Severity {
     Error,
     Warning,

@@ -191,6 +191,7 @@ pub fn locate(map: &SourceMap, span: Span) -> Option<Location<'_>> {
     })
 }
 
+#[cfg(feature = "export")]
 /// One JSON object per line: code, name, severity, file, line, column, message, labels, help, notes.
 pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
     let mut out = String::new();

@@ -1,16 +1,15 @@
-//! `.fsm` source for a machine: what `fsmc import` prints for an Open Autonomy spec, formatted.
+//! `.fsm` source for a machine: what `fsmc import` prints for an Open Autonomy spec.
 //!
-//! The layout is fixed: label, events, keys, then states (start states first, the default before the others,
+//! This module decides what is written and in which order; how it is laid out (indentation, line breaks, wrapping
+//! long lists) is the formatter's ([`crate::fmt`]), which the text passes through last. The order: label,
+//! events, keys, then states (start states first, the default before the others,
 //! finals last, otherwise in the model's order), then transitions grouped by source state in that order
 //! (keeping their relative order, which matters for guarded alternatives). A kind is written only when it is
 //! not the default one (`degenerate` for finals, `custom` otherwise), so an imported spec reads as written.
 
-use crate::model::{Machine, Profile, RoundKind, State, Transition};
+use crate::model::{Machine, NOBODY, Profile, RoundKind, State, Transition};
 use std::fmt::Write;
 use std::time::Duration;
-
-/// Lines of comma-separated names are wrapped before this column.
-const WIDTH: usize = 100;
 
 /// The machine as `.fsm` source (ending in a newline). `header` lines are written first as `//` comments.
 /// Fails when a name cannot be written as a `.fsm` identifier.
@@ -86,7 +85,7 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
         .collect();
     out.push_str(&body.join("\n"));
     out.push_str("}\n");
-    Ok(out)
+    crate::fmt::format_str(&out)
 }
 
 /// Start states (the default first), then the others, finals last; stable within each group.
@@ -216,14 +215,27 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
     if let Some(t) = &s.template {
         out.push(format!("template {};", string(t.as_str())));
     }
-    for (name, agents) in [("acting", &s.acting), ("rewarded", &s.rewarded)] {
-        if !agents.is_empty() {
-            let names: Vec<String> = agents
-                .iter()
-                .filter_map(|(a, _)| m.agents.get(*a).map(|n| n.text.clone()))
-                .collect();
-            out.push(format!("{name} {};", names.join(", ")));
+    // No `acting` is nobody acting; a `rewarded` list is written even when empty (`rewarded none;`), since
+    // leaving it out means "the acting agents".
+    let lists = [
+        ("acting", Some(&s.acting)),
+        ("rewarded", s.rewarded.as_ref()),
+    ];
+    for (name, agents) in lists {
+        let Some(agents) = agents else { continue };
+        if agents.is_empty() && name == "acting" {
+            continue;
         }
+        let names: Vec<String> = agents
+            .iter()
+            .filter_map(|(a, _)| m.agents.get(*a).map(|n| n.text.clone()))
+            .collect();
+        let list = if names.is_empty() {
+            NOBODY.to_string()
+        } else {
+            names.join(", ")
+        };
+        out.push(format!("{name} {list};"));
     }
     if s.handler.is_some() {
         out.push("handler;".to_string());
@@ -269,27 +281,9 @@ fn transition(out: &mut String, m: &Machine, t: &Transition) {
     let _ = writeln!(out, "{line};");
 }
 
-/// `prefix a, b, c;`, wrapped before [`WIDTH`] with continuation lines indented under the first name.
+/// `prefix a, b, c;` on one line (the formatter wraps it).
 fn list(out: &mut String, prefix: &str, names: &[String], end: &str) {
-    let indent = " ".repeat(prefix.len());
-    let mut line = prefix.to_string();
-    for (i, n) in names.iter().enumerate() {
-        let piece = if i + 1 == names.len() {
-            format!("{n}{end}")
-        } else {
-            format!("{n},")
-        };
-        if line.len() > prefix.len() && line.len() + 1 + piece.len() > WIDTH {
-            out.push_str(line.trim_end());
-            out.push('\n');
-            line = indent.clone();
-        } else if line.len() > prefix.len() {
-            line.push(' ');
-        }
-        line.push_str(&piece);
-    }
-    out.push_str(&line);
-    out.push('\n');
+    let _ = writeln!(out, "{prefix}{}{end}", names.join(", "));
 }
 
 fn docs(out: &mut String, indent: &str, docs: &[String]) {

@@ -3,6 +3,7 @@
 //! `resolve` builds it from either front end (`.fsm` or Open Autonomy YAML); `check` validates it; generators
 //! accept only a [`Checked`] model, which only `check` can construct.
 
+pub mod hooks;
 mod kinds;
 
 pub use kinds::{GenieType, Outcome, Persistence, Profile, RoundKind};
@@ -10,6 +11,10 @@ pub use kinds::{GenieType, Outcome, Persistence, Profile, RoundKind};
 use crate::diag::LintLevels;
 use crate::source::{Name, Span};
 use std::time::Duration;
+
+/// In a staged machine, the agent list that names nobody: `rewarded none;` (and `acting none;`). It cannot
+/// name an agent (E0112), so a list is never ambiguous.
+pub const NOBODY: &str = "none";
 
 macro_rules! id_type {
     ($($name:ident),*) => {$(
@@ -113,8 +118,11 @@ pub struct State {
     /// Post-conditions: keys guaranteed on exit (final states only).
     pub ensures: Vec<(KeyId, Span)>,
     pub template: Option<Name>,
+    /// Staged: the agents acting in the stage (`acting a, b;`); none when not written (or `acting none;`).
     pub acting: Vec<(usize, Span)>,
-    pub rewarded: Vec<(usize, Span)>,
+    /// Staged: the agents rewarded in the stage, `None` when not written (then the acting agents are, as
+    /// Phantom's default says), `Some` of an empty list for `rewarded none;`.
+    pub rewarded: Option<Vec<(usize, Span)>>,
     pub handler: Option<Span>,
     /// Free attributes (`name "value";` or `name;`) kept for generated docs and constants.
     pub attributes: Vec<(Name, Option<String>)>,
@@ -332,6 +340,10 @@ pub struct Spec {
     pub apps: Vec<App>,
     /// Machines and apps defined in the entry file (the rest were imported), in order.
     pub entry_items: Vec<Item>,
+    /// The template files Genie states name, keyed by the span of the path as written: the text, or why it
+    /// could not be read. The loader reads them; the check reports those it could not (E0704); code generation
+    /// embeds the text.
+    pub templates: std::collections::BTreeMap<Span, Result<String, String>>,
 }
 
 /// A top-level item, as listed in [`Spec::entry_items`].

@@ -12,7 +12,8 @@ use std::time::Duration;
 /// Properties every state accepts, whatever the profile.
 const COMMON: &[&str] = &["reads", "writes", "requires", "ensures"];
 
-fn state_properties(profile: Profile) -> Vec<&'static str> {
+/// The properties a state of `profile` accepts (besides free string attributes).
+pub(crate) fn state_properties(profile: Profile) -> Vec<&'static str> {
     let mut known = COMMON.to_vec();
     match profile {
         Profile::Abci => {
@@ -118,11 +119,11 @@ pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
 
 /// Type names the machine's generated module defines besides the fixed ones: a dialogue's message structs.
 fn generated_names(m: &ast::Machine, profile: Profile) -> Vec<String> {
-    if profile != Profile::Dialogue {
-        return Vec::new();
-    }
+    // An event that carries data becomes a struct of the module `messages`, where its fields' types are
+    // resolved: a bare event name there names that struct.
     m.events
         .iter()
+        .filter(|e| profile == Profile::Dialogue || !e.fields.is_empty())
         .map(|e| crate::ident::camel(&e.name.text))
         .collect()
 }
@@ -417,11 +418,22 @@ fn state_property(
         _ => {
             // acting / rewarded
             let PropValue::List(list) = &p.value else {
-                diags.push(bad_value(p, &format!("a list of agents: `{name} a, b;`")));
+                diags.push(bad_value(
+                    p,
+                    &format!("a list of agents: `{name} a, b;`, or `{name} {NOBODY};`"),
+                ));
                 return;
             };
+            // `none` is the whole list or not in it: `rewarded none, shop;` says two contrary things.
+            if list.len() > 1 && list.iter().any(|a| a.text == NOBODY) {
+                diags.push(bad_value(
+                    p,
+                    &format!("a list of agents, or `{NOBODY}` alone: `{name} {NOBODY};`"),
+                ));
+                return;
+            }
             let mut ids = Vec::new();
-            for a in list {
+            for a in list.iter().filter(|a| a.text != NOBODY) {
                 match out.agents.iter().position(|x| x.text == a.text) {
                     Some(i) => ids.push((i, a.span)),
                     None => {
@@ -439,7 +451,7 @@ fn state_property(
             if name == "acting" {
                 st.acting.extend(ids);
             } else {
-                st.rewarded.extend(ids);
+                st.rewarded.get_or_insert_with(Vec::new).extend(ids);
             }
         }
     }

@@ -14,6 +14,10 @@ use crate::source::{FileId, Name, Span};
 use crate::syntax::ast;
 use std::collections::BTreeMap;
 
+// For the language server's completion of property names.
+#[cfg(feature = "lsp")]
+pub(crate) use machine::state_properties;
+
 /// A parsed file, as the loader hands it over.
 #[derive(Clone, Debug)]
 pub struct Unit {

@@ -27,7 +27,14 @@ fn a_repeated_property_still_counts() {
 fn a_template_of_the_wrong_shape_is_not_also_missing() {
     let src = "machine G: genie { event go; start default state A: user { template a_name; } \
                final state B: user { template \"b.j2\"; } (A, go) -> B; }";
-    assert_eq!(codes(src), [Code::BadPropertyValue]);
+    // `B`'s template exists beside the spec, so the one error is `A`'s.
+    let dir = std::env::temp_dir().join(format!("fsmc-resolve-template-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("b.j2"), "{{ actor_input }}").unwrap();
+    let c = crate::compile_str("test.fsm", src, &dir, &crate::Options::default());
+    let _ = std::fs::remove_dir_all(&dir);
+    let codes: Vec<Code> = c.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::BadPropertyValue]);
 }
 
 #[test]

@@ -14,14 +14,18 @@ pub(crate) const GENERATED_TYPES: &[&str] = &[
     "Behaviour",
     "Context",
     "Data",
+    "Env",
+    "Environment",
     "Event",
-    "Handlers",
     "Hooks",
+    "Message",
     "Node",
     "Role",
     "Round",
     "Spec",
     "State",
+    "Transition",
+    "View",
 ];
 
 const HELP: &str = "a spec's types are paths with generic arguments, tuples, arrays and slices of literal \

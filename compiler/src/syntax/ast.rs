@@ -9,6 +9,27 @@ pub struct File {
     pub imports: Vec<Import>,
     pub machines: Vec<Machine>,
     pub apps: Vec<App>,
+    /// Every comment of the file, doc comments included, in order: the trivia the nodes above do not hold
+    /// (doc comments are also on the nodes they document, as text). The formatter and the language server
+    /// read them; the stages after parsing do not.
+    pub comments: Vec<Comment>,
+}
+
+/// A comment, as written (its text is the file's bytes under `span`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub kind: CommentKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommentKind {
+    /// `// …` (also `////…` and `//!…`), up to the end of the line.
+    Line,
+    /// `/* … */`, nesting; one never closed runs to the end of the file.
+    Block,
+    /// `/// …`, up to the end of the line.
+    Doc,
 }
 
 /// `#![allow(name, …)]` or `#[deny(…)]`.
@@ -16,6 +37,8 @@ pub struct File {
 pub struct LintAttr {
     pub level: Name,
     pub lints: Vec<Name>,
+    /// The whole attribute, `#` to `]`.
+    pub span: Span,
 }
 
 /// `import "path" as Name;`
@@ -45,6 +68,8 @@ pub struct Machine {
 pub struct Event {
     pub docs: Vec<String>,
     pub name: Name,
+    /// The whole declaration, doc comments included: `event A, B;` declares two events with one span.
+    pub span: Span,
     pub fields: Vec<Field>,
     /// The duration literal as written, e.g. `30s`.
     pub timeout: Option<Name>,
@@ -62,6 +87,8 @@ pub struct Field {
 pub struct Key {
     pub docs: Vec<String>,
     pub name: Name,
+    /// The whole declaration, doc comments included.
+    pub span: Span,
     pub ty: Name,
     pub cross_period: bool,
 }
@@ -74,6 +101,8 @@ pub struct State {
     pub name: Name,
     pub kind: Option<Name>,
     pub properties: Vec<Property>,
+    /// The whole declaration, doc comments and body included.
+    pub span: Span,
 }
 
 /// `name;`, `name = IDENT;`, `name "text";`, `name 30s;` or `name a, b;`.

@@ -2,5 +2,6 @@
 
 pub mod ast;
 pub mod parser;
+pub mod trivia;
 
 pub use parser::parse;

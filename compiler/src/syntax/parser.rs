@@ -6,7 +6,7 @@
 
 mod build;
 mod diagnose;
-mod lex;
+pub(crate) mod lex;
 mod recover;
 
 use super::ast::*;
@@ -16,9 +16,17 @@ pub use build::unquote;
 use build::{Builder, Origin};
 use pest::Parser as _;
 
-#[derive(pest_derive::Parser)]
-#[grammar = "syntax/fsm.pest"]
+/// The parser pest generates from `fsm.pest`. Its code is checked in (`generated.rs`) rather than derived at build
+/// time, so a crate using `include_fsm!` does not build pest's generator and grammar parser first; the test
+/// `generated_parser_is_fresh` rewrites the file when the grammar changes.
 struct FsmParser;
+
+#[allow(dead_code, clippy::all, clippy::pedantic)]
+mod generated {
+    use super::FsmParser;
+    include!("generated.rs");
+}
+pub(crate) use generated::Rule;
 
 /// How deeply brackets and block comments may nest. Real specs nest a handful of levels; the limit keeps the
 /// recursive-descent parser far from the stack's end on hostile input.
@@ -41,7 +49,10 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
     }
     match FsmParser::parse(Rule::file, text) {
         Ok(mut pairs) => {
-            let mut out = File::default();
+            let mut out = File {
+                comments: super::trivia::comments(file, text),
+                ..File::default()
+            };
             let Some(root) = pairs.next() else {
                 return (Some(out), Vec::new());
             };
@@ -67,7 +78,8 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
                 pest::error::InputLocation::Pos(p) => p,
                 pest::error::InputLocation::Span((s, _)) => s,
             };
-            let (tree, mut diags) = recover::parse(file, text, failed_at);
+            let (mut tree, mut diags) = recover::parse(file, text, failed_at);
+            tree.comments = super::trivia::comments(file, text);
             if diags.is_empty() {
                 // The pieces all parsed although the whole did not: never lose the error.
                 diags.push(syntax_error(file, text, e));
@@ -121,8 +133,7 @@ fn too_deep(text: &str) -> Option<usize> {
     None
 }
 
-/// pest's own error in words: only for a parser out of stack, and as a safety net should the recovery find nothing
-/// wrong in a file pest rejects.
+/// pest's own error in words: a safety net should the recovery find nothing wrong in a file pest rejects.
 fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
     let (start, end) = match e.location {
@@ -145,7 +156,8 @@ fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagno
         }
         ErrorVariant::CustomError { .. } => Vec::new(),
     };
-    // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out of room.
+    // pest gives up with a custom error only when a limit stops it ("call limit reached"); none is set today, but
+    // its words are better than "unexpected" should one be.
     if let ErrorVariant::CustomError { message } = &e.variant {
         return Diagnostic::new(Code::Syntax, format!("cannot parse this file: the parser ran out of room ({message})"))
             .at(Span::new(file, start, end), "the parser gave up here")

@@ -1,16 +1,41 @@
-//! Genie Flow support: transition types, dialogue persistence, task progress and hook order (seed 001).
+//! Genie Flow support (seed 001): transition types, dialogue persistence, the dialogue and the turn every hook
+//! of a Genie machine sees, and — with the `genie` feature — sessions that render Jinja2 templates and run
+//! invoker work as a DAG of asynchronous tasks.
 //!
-//! A Genie state is a `user` state (waiting for the user) or an `invoker` state (running
-//! asynchronous work). The pair (source type, target type) of a transition decides who the actor
-//! is and what enters the dialogue. There is no async runtime here: a task is modelled as
-//! [`TaskProgress`] that the caller advances as its work completes.
+//! A Genie state is a `user` state (waiting for the user) or an `invoker` state (running asynchronous work).
+//! The pair (source type, target type) of a transition decides who the actor is and what enters the dialogue.
+//!
+//! The types here and the traits generated machines implement ([`GenieSpec`], [`GenieMachine`]) are always
+//! available (they cost nothing); what needs a template engine and an async runtime — `Flow`, `Session`,
+//! `Templates`, the task DAG — is behind the runtime's `genie` feature. `docs/genie.md` walks through a whole
+//! session.
 
+mod dialogue;
+mod machine;
+#[cfg(feature = "genie")]
 mod session;
+#[cfg(feature = "genie")]
+mod tasks;
+#[cfg(feature = "genie")]
+mod templates;
 
-pub use session::{Dialogue, NoActiveTask, Session, TaskProgress, Utterance};
+pub use crate::transition::HookGroup;
+pub use dialogue::{Dialogue, TaskProgress, Turn, Utterance};
+pub use machine::{Failure, GenieError, GenieMachine, GenieSpec, Step};
+#[cfg(feature = "genie")]
+pub use session::{Flow, Model, Response, Session};
+#[cfg(feature = "genie")]
+pub use tasks::{Invocation, Invoker, TaskCall, TaskError, TaskFuture, TaskGraph, TaskNode};
+#[cfg(feature = "genie")]
+pub use templates::Templates;
+
+/// The one event offered while an invoker's task runs.
+pub const POLL: &str = "poll";
 
 /// Whether a state waits for the user or runs an invoker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum StateType {
     /// The state waits for the user's next event.
     User,
@@ -30,6 +55,8 @@ impl StateType {
 
 /// Who produced an utterance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
 pub enum Actor {
     /// The person using the flow (input sent through the API).
     User,
@@ -49,6 +76,8 @@ impl Actor {
 
 /// What a transition stores in the dialogue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "UPPERCASE"))]
 pub enum Persistence {
     /// Nothing: the text is an intermediate, technical result.
     None,
@@ -71,6 +100,7 @@ impl Persistence {
 
 /// The (source, target) state types of a transition, which fix its defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TransitionType {
     /// The source state's type.
     pub from: StateType,
@@ -110,61 +140,6 @@ impl TransitionType {
     }
 }
 
-/// The groups of hooks run during a transition, in the order they run. Hooks inside one group
-/// have no defined order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum HookGroup {
-    /// Validators, on the source state.
-    Validators,
-    /// `cond` / `unless` guards, on the source state.
-    Conditions,
-    /// Before-transition and before-event hooks.
-    Before,
-    /// Exit hooks of the source state.
-    Exit,
-    /// On-transition and on-event hooks.
-    On,
-    /// The state changes to the target.
-    StateUpdate,
-    /// Enter hooks of the target state.
-    Enter,
-    /// After-transition and after-event hooks, on the target state.
-    After,
-}
-
-impl HookGroup {
-    /// Every group in running order; equal to the `Ord` order.
-    pub const ORDER: [Self; 8] = [
-        Self::Validators,
-        Self::Conditions,
-        Self::Before,
-        Self::Exit,
-        Self::On,
-        Self::StateUpdate,
-        Self::Enter,
-        Self::After,
-    ];
-
-    /// The snake_case name, e.g. `state_update`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Validators => "validators",
-            Self::Conditions => "conditions",
-            Self::Before => "before",
-            Self::Exit => "exit",
-            Self::On => "on",
-            Self::StateUpdate => "state_update",
-            Self::Enter => "enter",
-            Self::After => "after",
-        }
-    }
-
-    /// Whether the group runs with the target as current state (after the state update).
-    pub const fn in_target(self) -> bool {
-        matches!(self, Self::Enter | Self::After)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,25 +165,5 @@ mod tests {
             assert_eq!(t.default_persistence(), persistence, "{t:?}");
             assert_eq!(t.starts_task(), task, "{t:?}");
         }
-    }
-
-    #[test]
-    fn hook_order_is_the_genie_order() {
-        let names: Vec<_> = HookGroup::ORDER.iter().map(|g| g.name()).collect();
-        assert_eq!(
-            names,
-            [
-                "validators",
-                "conditions",
-                "before",
-                "exit",
-                "on",
-                "state_update",
-                "enter",
-                "after"
-            ]
-        );
-        assert!(HookGroup::ORDER.is_sorted());
-        assert!(HookGroup::After.in_target() && !HookGroup::On.in_target());
     }
 }

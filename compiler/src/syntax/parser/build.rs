@@ -83,6 +83,7 @@ impl Builder {
 
     /// `#![…]` or `#[…]`: the level and the lints inside.
     pub fn lint_attr(&self, attr: Pair<'_, Rule>) -> Option<LintAttr> {
+        let span = self.span(&attr);
         let inner = child(attr, Rule::lint_attr)?;
         let mut level = None;
         let mut lints = Vec::new();
@@ -96,6 +97,7 @@ impl Builder {
         Some(LintAttr {
             level: level?,
             lints,
+            span,
         })
     }
 
@@ -153,6 +155,7 @@ impl Builder {
     }
 
     fn events(&self, pair: Pair<'_, Rule>, out: &mut Vec<Event>) {
+        let span = self.span(&pair);
         let mut docs = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
@@ -161,6 +164,7 @@ impl Builder {
                     let mut e = Event {
                         docs: docs.clone(),
                         name: Name::new("", self.span(&p)),
+                        span,
                         fields: Vec::new(),
                         timeout: None,
                         role: None,
@@ -207,6 +211,7 @@ impl Builder {
         let mut k = Key {
             docs: Vec::new(),
             name: Name::new("", self.span(&pair)),
+            span: self.span(&pair),
             ty: Name::new("", self.span(&pair)),
             cross_period: false,
         };
@@ -449,6 +454,7 @@ pub(super) fn empty_state(span: Span) -> State {
         name: Name::new("", span),
         kind: None,
         properties: Vec::new(),
+        span,
     }
 }
 

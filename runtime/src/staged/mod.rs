@@ -1,9 +1,24 @@
-//! Phantom-style staged environments: stage descriptions and their definition-time checks (seed 004).
+//! Phantom-style staged environments (seed 004): the environment that runs an episode, stage descriptions,
+//! and their definition-time checks.
 //!
 //! A stage lists its acting agents, its rewarded agents, the stages it may move to, and whether a
-//! handler runs in it. fsmc checks a spec's stages at compile time; [`validate`] performs the same
-//! checks for stages built at run time. A handler moving to a stage outside its list is the
-//! run-time error [`InvalidTarget`], returned by [`StageInfo::check_target`].
+//! handler runs in it. A `staged` machine generates the facts of its stages ([`StagedSpec`]), the
+//! forwarding to the user's domain ([`Dispatch`]) and an `Environment` trait the user implements; [`Env`]
+//! runs episodes with them, once for every spec: [`Env::reset`] gives the first observations,
+//! [`Env::step`] takes the acting agents' actions and returns observations, rewards, terminations,
+//! truncations and infos. How a step goes, rule by rule, is documented on [`Env`].
+//!
+//! fsmc checks a spec's stages at compile time; [`validate`] performs the same checks for stages built
+//! at run time. A handler moving to a stage outside its list is the run-time error [`InvalidTarget`],
+//! returned by [`StageInfo::check_target`] (and by [`Env::step`] as [`StepError::InvalidTransition`]).
+
+mod env;
+#[cfg(test)]
+mod tests;
+
+pub use env::{
+    Dispatch, Env, Flags, Reset, ResetOf, StagedSpec, Status, Step, StepError, StepOf, View,
+};
 
 use std::collections::BTreeSet;
 use std::error::Error;
@@ -66,12 +81,13 @@ pub struct StageInfo<S: 'static, A: 'static> {
     pub id: S,
     /// The stages it may move to.
     pub next: &'static [S],
-    /// The agents that act at the end of each step in this stage.
+    /// The agents that give actions in a step of this stage (from what they observed at the end of the
+    /// previous one); possibly none.
     pub acting: &'static [A],
-    /// The agents that compute a reward in this stage; empty means "the acting agents", as in
-    /// Phantom, where leaving `rewarded_agents` unset rewards every acting agent. (So "reward
-    /// nobody" is expressed by a stage with no acting agents.)
-    pub rewarded: &'static [A],
+    /// The agents that compute a reward at the end of a step in this stage. `None` means "the acting
+    /// agents", Phantom's default when `rewarded_agents` is not given ("If not provided, a reward will be
+    /// computed for all acting agents for the current stage"); `Some(&[])` rewards nobody.
+    pub rewarded: Option<&'static [A]>,
     /// Whether a handler runs in this stage. Without one the stage always moves to its single
     /// next stage.
     pub has_handler: bool,
@@ -79,13 +95,9 @@ pub struct StageInfo<S: 'static, A: 'static> {
 
 impl<S: Copy + PartialEq, A> StageInfo<S, A> {
     /// The agents rewarded in this stage: [`StageInfo::rewarded`], or [`StageInfo::acting`] when
-    /// that is empty.
+    /// it is not given.
     pub fn rewarded_agents(&self) -> &'static [A] {
-        if self.rewarded.is_empty() {
-            self.acting
-        } else {
-            self.rewarded
-        }
+        self.rewarded.unwrap_or(self.acting)
     }
 
     /// Accepts the handler's choice `to` if it is one of this stage's next stages.
@@ -143,89 +155,5 @@ pub fn validate<S: Ord + Copy, A>(
         Ok(())
     } else {
         Err(errors)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const fn stage(
-        id: &'static str,
-        next: &'static [&'static str],
-        has_handler: bool,
-    ) -> StageInfo<&'static str, u8> {
-        StageInfo {
-            id,
-            next,
-            acting: &[1, 2],
-            rewarded: &[],
-            has_handler,
-        }
-    }
-
-    #[test]
-    fn valid_stages_pass() {
-        let stages = [
-            stage("odd", &["even"], true),
-            stage("even", &["odd"], false),
-        ];
-        assert_eq!(validate("odd", &stages), Ok(()));
-        assert_eq!(stages[1].automatic_next(), Some("odd"));
-        assert_eq!(stages[0].automatic_next(), None, "a handler chooses");
-    }
-
-    #[test]
-    fn every_definition_error_is_reported() {
-        assert_eq!(
-            validate::<&str, u8>("a", &[]),
-            Err(vec![StageError::NoStages])
-        );
-        let stages = [
-            stage("a", &["b", "ghost"], true),
-            stage("b", &[], false),
-            stage("a", &["b"], true),
-        ];
-        let errors = validate("start", &stages).unwrap_err();
-        assert_eq!(
-            errors,
-            [
-                StageError::DuplicateStage("a"),
-                StageError::UnknownInitialStage("start"),
-                StageError::UnknownNextStage {
-                    stage: "a",
-                    next: "ghost"
-                },
-                StageError::AmbiguousNextStage {
-                    stage: "b",
-                    count: 0
-                },
-            ]
-        );
-        let messages: Vec<_> = errors.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            messages[2],
-            "stage `a` lists next stage `ghost`, which is not defined"
-        );
-    }
-
-    #[test]
-    fn handler_target_is_checked() {
-        let s = stage("a", &["b", "c"], true);
-        assert_eq!(s.check_target("c"), Ok("c"));
-        let err = s.check_target("a").unwrap_err();
-        assert_eq!((err.from, err.to), ("a", "a"));
-        assert_eq!(
-            err.to_string(),
-            "state `a` cannot move to `a`; it may move to: `b`, `c`"
-        );
-    }
-
-    #[test]
-    fn rewarded_defaults_to_acting() {
-        let mut s = stage("a", &["a"], true);
-        assert_eq!(s.rewarded_agents(), &[1, 2]);
-        s.rewarded = &[2];
-        assert_eq!(s.rewarded_agents(), &[2]);
     }
 }

@@ -1,0 +1,502 @@
+//! Events with their data (`messages`, `Message`), the `Transition` every hook sees, the `Hooks` trait and
+//! `State::fire`, which runs a transition's hooks in the order of Genie Flow's transition steps (seed 001):
+//! validators → conditions → before → exit → on → state update → enter → after.
+//!
+//! Every hook but the spec's guards and actions has a default that does nothing, so a user implements only
+//! what they need, and a machine without guards or actions has the same API as one with them.
+
+use super::table::{is_guarded, pairs};
+use super::{docs, snake, variant};
+use crate::model::{EventId, Machine, hooks};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+
+/// `messages` (one struct per event that carries data) and `Message` (an event with its data); a machine
+/// whose events carry none has `type Message = Event`.
+pub(crate) fn messages(m: &Machine) -> TokenStream {
+    let with_data = hooks::events_with_data(m);
+    if with_data.is_empty() {
+        return quote! {
+            /// An event with its data: this machine's events carry none, so a message is its event.
+            pub type Message = Event;
+        };
+    }
+    let structs = with_data.iter().map(|&e| {
+        let ev = m.event(e);
+        let id = variant(&ev.name.text);
+        let doc = docs::attrs_or(&ev.docs, &format!("The data of `{}`.", ev.name));
+        let fields = ev.fields.iter().map(|f| {
+            let (fid, ty) = (snake(&f.name.text), super::profiles::rust_type(&f.ty.text));
+            let doc = format!(" `{}` of `{}`.", f.name, ev.name);
+            quote! { #[doc = #doc] pub #fid: #ty }
+        });
+        quote! { #doc #[derive(Clone, Debug, PartialEq)] pub struct #id { #(#fields,)* } }
+    });
+    let variants = m.events.iter().map(|e| {
+        let id = variant(&e.name.text);
+        let doc = format!(" `{}`.", e.name);
+        if e.fields.is_empty() {
+            quote! { #[doc = #doc] #id }
+        } else {
+            quote! { #[doc = #doc] #id(messages::#id) }
+        }
+    });
+    let event_arms = m.events.iter().map(|e| {
+        let id = variant(&e.name.text);
+        if e.fields.is_empty() {
+            quote! { Message::#id => Event::#id }
+        } else {
+            quote! { Message::#id(_) => Event::#id }
+        }
+    });
+    let froms = with_data.iter().map(|&e| {
+        let id = variant(&m.event(e).name.text);
+        quote! {
+            #[automatically_derived]
+            impl ::core::convert::From<messages::#id> for Message {
+                fn from(data: messages::#id) -> Message {
+                    Message::#id(data)
+                }
+            }
+        }
+    });
+    quote! {
+        /// The data the events carry: one struct per event that has fields.
+        pub mod messages {
+            #(#structs)*
+        }
+
+        /// An event with its data, as `State::fire` takes it.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Message { #(#variants,)* }
+
+        impl Message {
+            /// The event, without its data.
+            pub fn event(&self) -> Event {
+                match self {
+                    #(#event_arms,)*
+                }
+            }
+        }
+
+        #(#froms)*
+    }
+}
+
+/// The guards and the actions named in the spec, each once, in the order first written.
+fn guards_and_actions(m: &Machine) -> (Vec<String>, Vec<String>) {
+    let (mut guards, mut actions): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for t in &m.transitions {
+        for g in &t.guards {
+            if !guards.contains(&g.name.text) {
+                guards.push(g.name.text.clone());
+            }
+        }
+        for a in &t.actions {
+            if !actions.contains(&a.text) {
+                actions.push(a.text.clone());
+            }
+        }
+    }
+    (guards, actions)
+}
+
+fn method(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// The `Transition` alias, the `Hooks` trait and `State::fire` (with `fire_with` when the profile adds
+/// something to a transition: `profile` is its type, naming the lifetime `'a`).
+pub(crate) fn generate(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
+    let name = m.name.as_str();
+    let alias_doc = format!(
+        " A transition of `{name}` as every hook sees it: source, event, target, the message with its data, \
+         and the state the machine is in while the hook runs."
+    );
+    let alias = match profile {
+        Some(p) => {
+            quote! { pub type Transition<'a> = ::fsmc_runtime::Transition<'a, State, Event, Message, #p>; }
+        }
+        None => {
+            quote! { pub type Transition<'a> = ::fsmc_runtime::Transition<'a, State, Event, Message>; }
+        }
+    };
+    let hooks_trait = hooks_trait(m);
+    let fire = fire(m, profile);
+    quote! {
+        #[doc = #alias_doc]
+        #alias
+
+        #hooks_trait
+
+        /// Runs the validators on a candidate transition: an error refuses the event.
+        fn validated<H: Hooks + ?Sized>(hooks: &H, t: &Transition<'_>) -> ::core::result::Result<(), ::fsmc_runtime::InvalidTransition<State, Event>> {
+            hooks.validate(t).map_err(|e| ::fsmc_runtime::InvalidTransition::new(t.from, t.event, ::fsmc_runtime::Reason::Rejected(e)))
+        }
+
+        #fire
+    }
+}
+
+/// The data parameter of an event's hooks, if it carries data.
+fn data_param(m: &Machine, e: EventId) -> Option<TokenStream> {
+    let ev = m.event(e);
+    (!ev.fields.is_empty()).then(|| {
+        let id = variant(&ev.name.text);
+        quote! { , data: &messages::#id }
+    })
+}
+
+fn hooks_trait(m: &Machine) -> TokenStream {
+    let name = m.name.as_str();
+    let (guards, actions) = guards_and_actions(m);
+    let guard_methods = guards.iter().map(|g| {
+        let id = snake(g);
+        let doc = format!(
+            " Guard `{g}`: whether a transition it guards may be taken (`unless {g}` takes it when not). \
+             Asked after the validators, on the source state; it cannot change the context."
+        );
+        quote! { #[doc = #doc] fn #id(&self, t: &Transition<'_>) -> bool; }
+    });
+    let action_methods = actions.iter().map(|a| {
+        let id = snake(a);
+        let doc = format!(
+            " Action `{a}`: runs when a transition that names it (`do {a}`) is taken, in the `on` group, after \
+             `on_transition` and the event's `on_` hook."
+        );
+        quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>); }
+    });
+    let event_ids: Vec<EventId> = (0..m.events.len() as u32).map(EventId).collect();
+    let event_hook = |which: usize, what: &str| {
+        let methods = event_ids.iter().map(|&e| {
+            let ev = m.event(e);
+            let id = method(&hooks::event_hooks(&ev.name.text)[which]);
+            let data = data_param(m, e);
+            let doc = format!(" {what} of event `{}`.", ev.name);
+            quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_> #data) {} }
+        });
+        quote! { #(#methods)* }
+    };
+    let state_hook = |ids: Vec<crate::model::StateId>, name_of: fn(&str) -> String, what: &str| {
+        let methods = ids.into_iter().map(|s| {
+            let st = m.state(s);
+            let id = method(&name_of(&st.name.text));
+            let doc = format!(" {what} `{}`.", st.name);
+            quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>) {} }
+        });
+        quote! { #(#methods)* }
+    };
+    let before = event_hook(0, "The `before` hook");
+    let on = event_hook(1, "The `on` hook");
+    let after = event_hook(2, "The `after` hook");
+    let exit = state_hook(hooks::exited(m), hooks::exit_hook, "Runs when leaving");
+    let enter = state_hook(hooks::entered(m), hooks::enter_hook, "Runs when entering");
+    let trait_doc =
+        format!(" The hooks of `{name}`'s transitions, implemented by the user's context object.");
+    let unit_impl = (guards.is_empty() && actions.is_empty()).then(|| {
+        quote! {
+            /// No hooks: every hook has a default, so `()` fires events with none.
+            impl Hooks for () {}
+        }
+    });
+    quote! {
+        #[doc = #trait_doc]
+        ///
+        /// `State::fire` runs them in groups, in this order, each only if implemented (every method but the
+        /// spec's guards and actions does nothing by default): validators (`validate`), conditions (the
+        /// spec's guards), before (`before_transition`, `before_<event>`), exit (`on_exit_state`,
+        /// `on_exit_<state>`), on (`on_transition`, `on_<event>`, then the spec's actions), the state update,
+        /// enter (`on_enter_state`, `on_enter_<state>`) and after (`after_transition`, `after_<event>`).
+        /// Validators and guards decide and cannot change the context: a refused event changes nothing.
+        #[allow(unused_variables)]
+        pub trait Hooks {
+            #(#guard_methods)*
+            #(#action_methods)*
+            /// Validators: whether the message may be taken on this candidate transition. An error refuses
+            /// the event with that explanation.
+            fn validate(&self, t: &Transition<'_>) -> ::core::result::Result<(), ::fsmc_runtime::ValidationError> {
+                ::core::result::Result::Ok(())
+            }
+            /// Runs before every transition, once validators and conditions passed.
+            fn before_transition(&mut self, t: &Transition<'_>) {}
+            #before
+            /// Runs when leaving any state (`t.state` is still the source).
+            fn on_exit_state(&mut self, t: &Transition<'_>) {}
+            #exit
+            /// Runs on every transition, before the state changes.
+            fn on_transition(&mut self, t: &Transition<'_>) {}
+            #on
+            /// Runs when entering any state (`t.state` is the target).
+            fn on_enter_state(&mut self, t: &Transition<'_>) {}
+            #enter
+            /// Runs after every transition.
+            fn after_transition(&mut self, t: &Transition<'_>) {}
+            #after
+        }
+
+        #unit_impl
+    }
+}
+
+/// `match message { … }` calling event hook `which` (0 before, 1 on, 2 after) with the event's data.
+fn event_dispatch(m: &Machine, which: usize) -> TokenStream {
+    let with_data = !hooks::events_with_data(m).is_empty();
+    let arms = m
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, ev)| {
+            let v = variant(&ev.name.text);
+            let id = method(&hooks::event_hooks(&ev.name.text)[which]);
+            match (with_data, data_param(m, EventId(i as u32)).is_some()) {
+                (false, _) => (quote! { Event::#v }, quote! { hooks.#id(&t); }),
+                (true, false) => (quote! { Message::#v }, quote! { hooks.#id(&t); }),
+                (true, true) => (
+                    quote! { Message::#v(data) },
+                    quote! { hooks.#id(&t, data); },
+                ),
+            }
+        })
+        .collect();
+    let on = if with_data {
+        quote! { message }
+    } else {
+        quote! { event }
+    };
+    partial_match(on, arms, true)
+}
+
+/// `match state { … }` calling the exit or enter hook of the states that have one.
+fn state_dispatch(
+    m: &Machine,
+    on: TokenStream,
+    ids: Vec<crate::model::StateId>,
+    name_of: fn(&str) -> String,
+) -> TokenStream {
+    let all = ids.len() == m.states.len();
+    let arms = ids
+        .iter()
+        .map(|&s| {
+            let st = m.state(s);
+            let (v, id) = (variant(&st.name.text), method(&name_of(&st.name.text)));
+            (quote! { State::#v }, quote! { hooks.#id(&t); })
+        })
+        .collect();
+    partial_match(on, arms, all)
+}
+
+/// `match on { pattern => { body } … }`, with `_ => {}` unless `exhaustive`; one arm of a partial match is an
+/// `if let` (what a person would write, and what clippy asks for), none is nothing.
+fn partial_match(
+    on: TokenStream,
+    arms: Vec<(TokenStream, TokenStream)>,
+    exhaustive: bool,
+) -> TokenStream {
+    match arms.as_slice() {
+        [] if !exhaustive => TokenStream::new(),
+        [(pattern, body)] if !exhaustive => quote! {
+            if let #pattern = #on {
+                #body
+            }
+        },
+        _ => {
+            let arms = arms.iter().map(|(p, b)| quote! { #p => { #b } });
+            let rest = (!exhaustive).then(|| quote! { _ => {} });
+            quote! {
+                match #on {
+                    #(#arms)*
+                    #rest
+                }
+            }
+        }
+    }
+}
+
+fn fire(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
+    let pairs = pairs(m);
+    let any_guarded = pairs.iter().any(|(_, list)| is_guarded(m, list));
+    let event_of = if hooks::events_with_data(m).is_empty() {
+        quote! { *message }
+    } else {
+        quote! { message.event() }
+    };
+    let refuse = |reason: TokenStream| {
+        quote! {
+            return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
+        }
+    };
+    // Validators and conditions: which transition is taken. A pair the event alone decides is looked up in
+    // the table; a guarded pair tries its candidates in spec order (`taken` is the candidate's position).
+    let any_actions = m.transitions.iter().any(|t| !t.actions.is_empty());
+    let resolve = if any_guarded {
+        let arms = pairs
+            .iter()
+            .filter(|(_, list)| is_guarded(m, list))
+            .map(|((s, e), list)| {
+                let (sv, ev) = (
+                    variant(&m.state(*s).name.text),
+                    variant(&m.event(*e).name.text),
+                );
+                let mut tries = TokenStream::new();
+                let mut unguarded_last = false;
+                for (k, &i) in list.iter().enumerate() {
+                    let t = &m.transitions[i];
+                    let to = variant(&m.state(t.to).name.text);
+                    let k = Literal::usize_unsuffixed(k);
+                    tries.extend(quote! {
+                        t.to = State::#to;
+                        validated(hooks, &t)?;
+                    });
+                    if t.guards.is_empty() {
+                        tries.extend(quote! { #k });
+                        unguarded_last = true;
+                        break;
+                    }
+                    let conds = t.guards.iter().map(|g| {
+                        let id = snake(&g.name.text);
+                        if g.negated {
+                            quote! { !hooks.#id(&t) }
+                        } else {
+                            quote! { hooks.#id(&t) }
+                        }
+                    });
+                    tries.extend(quote! {
+                        if #(#conds)&&* {
+                            break 'candidates #k;
+                        }
+                    });
+                }
+                if !unguarded_last {
+                    tries.extend(refuse(quote! { NoGuardHeld }));
+                }
+                quote! { (State::#sv, Event::#ev) => 'candidates: { #tries } }
+            });
+        let taken = if any_actions {
+            quote! { taken }
+        } else {
+            quote! { _taken }
+        };
+        quote! {
+            let #taken: ::core::option::Option<usize> = match State::next(self, event) {
+                ::core::result::Result::Ok(to) => {
+                    t.to = to;
+                    validated(hooks, &t)?;
+                    ::core::option::Option::None
+                }
+                ::core::result::Result::Err(refused) if matches!(refused.reason, ::fsmc_runtime::Reason::NeedsGuards) => {
+                    ::core::option::Option::Some(match (self, event) {
+                        #(#arms)*
+                        _ => return ::core::result::Result::Err(refused),
+                    })
+                }
+                ::core::result::Result::Err(refused) => return ::core::result::Result::Err(refused),
+            };
+        }
+    } else {
+        quote! {
+            t.to = State::next(self, event)?;
+            validated(hooks, &t)?;
+        }
+    };
+    // The spec's actions, in the `on` group: by pair for a pair the event decides, by candidate otherwise.
+    let actions = any_actions.then(|| {
+        let mut arms = Vec::new();
+        for ((s, e), list) in &pairs {
+            let guarded = is_guarded(m, list);
+            for (k, &i) in list.iter().enumerate() {
+                let t = &m.transitions[i];
+                if t.actions.is_empty() {
+                    continue;
+                }
+                let (sv, ev) = (
+                    variant(&m.state(*s).name.text),
+                    variant(&m.event(*e).name.text),
+                );
+                let calls = t.actions.iter().map(|a| {
+                    let id = snake(&a.text);
+                    quote! { hooks.#id(&t); }
+                });
+                let pattern = match (any_guarded, guarded) {
+                    (false, _) => quote! { (State::#sv, Event::#ev) },
+                    (true, false) => {
+                        quote! { (State::#sv, Event::#ev, ::core::option::Option::None) }
+                    }
+                    (true, true) => {
+                        let k = Literal::usize_unsuffixed(k);
+                        quote! { (State::#sv, Event::#ev, ::core::option::Option::Some(#k)) }
+                    }
+                };
+                arms.push((pattern, quote! { #(#calls)* }));
+                if !guarded {
+                    break;
+                }
+            }
+        }
+        let on = if any_guarded {
+            quote! { (self, event, taken) }
+        } else {
+            quote! { (self, event) }
+        };
+        partial_match(on, arms, false)
+    });
+    let before = event_dispatch(m, 0);
+    let on = event_dispatch(m, 1);
+    let after = event_dispatch(m, 2);
+    let exit = state_dispatch(m, quote! { self }, hooks::exited(m), hooks::exit_hook);
+    let enter = state_dispatch(m, quote! { t.to }, hooks::entered(m), hooks::enter_hook);
+    let body = quote! {
+        let event = #event_of;
+        let mut t: Transition<'_> = ::fsmc_runtime::Transition { from: self, event, to: self, state: self, message, profile };
+        #resolve
+        hooks.before_transition(&t);
+        #before
+        hooks.on_exit_state(&t);
+        #exit
+        hooks.on_transition(&t);
+        #on
+        #actions
+        t.state = t.to;
+        hooks.on_enter_state(&t);
+        #enter
+        hooks.after_transition(&t);
+        #after
+        ::core::result::Result::Ok(t.to)
+    };
+    let doc = quote! {
+        /// Fires `message`: runs the transition's hooks on `hooks`, in the order of [`Hooks`], and returns the
+        /// new state.
+        ///
+        /// The transitions of this state on the event are candidates in spec order: for each, the validators
+        /// run, then its guards; the first whose guards hold is taken. A validator's error, an event the state
+        /// does not accept, or guards that all fail refuse the event (the error says which) before any other
+        /// hook ran: nothing changed. Once taken, a transition completes.
+    };
+    let result =
+        quote! { ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> };
+    match profile {
+        Some(p) => quote! {
+            impl State {
+                #doc
+                ///
+                /// The profile's part of the transition is its default; [`State::fire_with`] gives it.
+                pub fn fire<H: Hooks + ?Sized>(self, message: &Message, hooks: &mut H) -> #result {
+                    self.fire_with(message, &::core::default::Default::default(), hooks)
+                }
+
+                /// [`State::fire`], with what the profile adds to the transition (`t.profile` in every hook).
+                pub fn fire_with<'a, H: Hooks + ?Sized>(self, message: &'a Message, profile: &'a #p, hooks: &mut H) -> #result {
+                    #body
+                }
+            }
+        },
+        None => quote! {
+            impl State {
+                #doc
+                pub fn fire<H: Hooks + ?Sized>(self, message: &Message, hooks: &mut H) -> #result {
+                    let profile = &();
+                    #body
+                }
+            }
+        },
+    }
+}

@@ -1,0 +1,199 @@
+//! `State::next`, the pure transition function, and the `Machine` impl every machine with events gets.
+//!
+//! `State::next` indexes a dense `[[Option<State>; STATES]; EVENTS]` table: one load and one compare per event,
+//! no search and no branch mispredictions from a large `match`. `Option<State>` costs one byte per cell
+//! because the enum's unused discriminants give `None` a niche. A `(state, event)` pair whose transitions have
+//! guards has no cell: only `fire`, which asks the guards, can take it; `next` says so in its error.
+
+use super::variant;
+use crate::model::{EventId, Machine, StateId};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+/// Up to this many cells (states × events), `next` indexes a dense table; beyond, the table would grow with
+/// states × events instead of transitions (a 3000 × 3000 machine is nine million cells), so `next` searches
+/// each event's sorted list of transitions instead: code and memory in proportion to the transitions.
+pub const DENSE_TABLE_LIMIT: usize = 1 << 16;
+
+/// The transitions of each `(state, event)` pair, as indices into `m.transitions` in spec order; pairs sorted
+/// by (state, event) in declaration order, so reordering transitions does not change the output.
+pub(crate) fn pairs(m: &Machine) -> Vec<((StateId, EventId), Vec<usize>)> {
+    let mut pairs: Vec<((StateId, EventId), Vec<usize>)> = Vec::new();
+    let mut order: Vec<usize> = (0..m.transitions.len()).collect();
+    // A stable sort keeps spec order inside a pair, which is the order guards are tried in.
+    order.sort_by_key(|&i| (m.transitions[i].from, m.transitions[i].event));
+    for i in order {
+        let t = &m.transitions[i];
+        let Some(e) = t.event else { continue };
+        match pairs.last_mut() {
+            Some((key, list)) if *key == (t.from, e) => list.push(i),
+            _ => pairs.push(((t.from, e), vec![i])),
+        }
+    }
+    pairs
+}
+
+/// Whether a pair needs its guards asked: one of its transitions has a guard. (Checked specs have one
+/// unguarded transition per pair at most, and it comes last.)
+pub(crate) fn is_guarded(m: &Machine, list: &[usize]) -> bool {
+    list.iter().any(|&i| !m.transitions[i].guards.is_empty())
+}
+
+/// The target of an unguarded pair (the first transition written, should a spec with errors have several).
+fn unguarded_targets(m: &Machine) -> Vec<((StateId, EventId), StateId)> {
+    pairs(m)
+        .into_iter()
+        .filter(|(_, list)| !is_guarded(m, list))
+        .filter_map(|(key, list)| list.first().map(|&i| (key, m.transitions[i].to)))
+        .collect()
+}
+
+pub(crate) fn generate(m: &Machine) -> TokenStream {
+    let any_guarded = pairs(m).iter().any(|(_, list)| is_guarded(m, list));
+    // The error for a missing cell: a pair with guarded transitions is accepted, but not by `next`.
+    let refused = if any_guarded {
+        quote! {
+            ::fsmc_runtime::InvalidTransition::new(self, event, if self.accepted().contains(&event) {
+                ::fsmc_runtime::Reason::NeedsGuards
+            } else {
+                ::fsmc_runtime::Reason::NotAccepted
+            })
+        }
+    } else {
+        quote! { ::fsmc_runtime::InvalidTransition::for_state(self, event) }
+    };
+    let guards_doc = any_guarded.then(|| {
+        quote! {
+            #[doc = ""]
+            /// A pair whose transitions have guards is refused with `Reason::NeedsGuards`: [`State::fire`] asks
+            /// the guards.
+        }
+    });
+    let next = if m.states.len().saturating_mul(m.events.len()) > DENSE_TABLE_LIMIT {
+        sparse(m, &refused, guards_doc)
+    } else {
+        dense(m, &refused, guards_doc)
+    };
+    quote! {
+        #next
+
+        #[automatically_derived]
+        impl ::fsmc_runtime::Machine for State {
+            type Event = Event;
+            type Message = Message;
+            type Hooks = dyn Hooks;
+            const ALL: &'static [State] = State::ALL;
+
+            fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                State::next(self, event)
+            }
+            fn fire(self, message: &Message, hooks: &mut (dyn Hooks + 'static)) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                State::fire(self, message, hooks)
+            }
+            fn is_final(self) -> bool {
+                State::is_final(self)
+            }
+            fn accepted(self) -> &'static [Event] {
+                State::accepted(self)
+            }
+            fn name(self) -> &'static str {
+                State::name(self)
+            }
+        }
+    }
+}
+
+fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -> TokenStream {
+    let (ns, ne) = (m.states.len(), m.events.len());
+    let (ns_lit, ne_lit) = (Literal::usize_unsuffixed(ns), Literal::usize_unsuffixed(ne));
+    // Indexed `TABLE[event][state]`: the state is the value each lookup depends on, and keeping the row
+    // multiplication on the event (known from the input) takes it off that dependency chain.
+    let mut cells = vec![vec![None; ns]; ne];
+    let targets = unguarded_targets(m);
+    for ((from, e), to) in &targets {
+        cells[e.index()][from.index()] = Some(*to);
+    }
+    let rows = cells.iter().map(|row| {
+        let cells = row.iter().map(|c| match c {
+            Some(s) => {
+                let v = variant(&m.state(*s).name.text);
+                quote! { ::core::option::Option::Some(State::#v) }
+            }
+            None => quote! { ::core::option::Option::None },
+        });
+        quote! { [#(#cells),*] }
+    });
+    let example = targets.first().map(|((from, e), to)| {
+        let doc = format!(
+            " `State::{}.next(Event::{})` is `Ok(State::{})`.",
+            variant(&m.state(*from).name.text),
+            variant(&m.event(*e).name.text),
+            variant(&m.state(*to).name.text)
+        );
+        quote! { #[doc = ""] #[doc = #doc] }
+    });
+    quote! {
+        /// The transition table: `TABLE[event][state]` is the next state, if the event alone decides it.
+        static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#(#rows),*];
+
+        impl State {
+            /// The state `event` leads to from here, or an error naming this state and the events it accepts.
+            ///
+            /// A table lookup: no allocation, no search, no hooks.
+            #guards_doc
+            #example
+            #[inline]
+            pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                match TABLE[event as usize][self as usize] {
+                    ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
+                    ::core::option::Option::None => ::core::result::Result::Err(#refused),
+                }
+            }
+        }
+    }
+}
+
+/// `next` for a large machine: per event, its transitions sorted by source state, found by binary search.
+fn sparse(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -> TokenStream {
+    let ne = m.events.len();
+    let ne_lit = Literal::usize_unsuffixed(ne);
+    let mut rows: Vec<Vec<(StateId, StateId)>> = vec![Vec::new(); ne];
+    // Pairs come sorted by source state, so each row is sorted too.
+    for ((from, e), to) in unguarded_targets(m) {
+        rows[e.index()].push((from, to));
+    }
+    let rows = rows.iter().map(|row| {
+        let pairs = row.iter().map(|(from, to)| {
+            let (f, t) = (
+                variant(&m.state(*from).name.text),
+                variant(&m.state(*to).name.text),
+            );
+            quote! { (State::#f, State::#t) }
+        });
+        quote! { &[#(#pairs),*] }
+    });
+    quote! {
+        /// The transitions of each event that the event alone decides, sorted by source state: `ROWS[event]`
+        /// holds `(from, to)` pairs.
+        static ROWS: [&[(State, State)]; #ne_lit] = [#(#rows),*];
+
+        impl State {
+            /// The state `event` leads to from here, or an error naming this state and the events it accepts.
+            ///
+            /// A binary search in the event's transitions: no allocation, no hooks, and code in proportion to
+            /// the transitions rather than to states × events.
+            #guards_doc
+            #[inline]
+            pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
+                let row = ROWS[event as usize];
+                match row.binary_search_by_key(&(self as usize), |(from, _)| *from as usize) {
+                    ::core::result::Result::Ok(i) => match row.get(i) {
+                        ::core::option::Option::Some((_, to)) => ::core::result::Result::Ok(*to),
+                        ::core::option::Option::None => ::core::result::Result::Err(#refused),
+                    },
+                    ::core::result::Result::Err(_) => ::core::result::Result::Err(#refused),
+                }
+            }
+        }
+    }
+}
