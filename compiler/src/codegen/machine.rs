@@ -120,15 +120,7 @@ fn state_impl(m: &Machine) -> TokenStream {
             pub const DEFAULT_START: State = State::#d;
         }
     });
-    let outgoing = m.outgoing();
-    let accepted = m.state_ids().map(|s| {
-        // In event declaration order, so that reordering transitions does not change the output.
-        let mut seen: Vec<_> = outgoing[s.index()]
-            .iter()
-            .filter_map(|&t| m.transitions[t].event)
-            .collect();
-        seen.sort();
-        seen.dedup();
+    let accepted = m.accepted_events().into_iter().map(|seen| {
         let evs = seen.iter().map(|e| variant(&m.event(*e).name.text));
         quote! { &[#(Event::#evs),*] }
     });

@@ -846,15 +846,8 @@ fn genie(m: &Machine, spec: &Spec) -> TokenStream {
     }
     let source_entries = sources.iter().map(|(p, t)| quote! { (#p, #t) });
     let ns = proc_macro2::Literal::usize_unsuffixed(sources.len());
-    let outgoing = m.outgoing();
-    let accepted_names = m.state_ids().map(|s| {
-        // In event declaration order, as `State::accepted` lists them.
-        let mut seen: Vec<_> = outgoing[s.index()]
-            .iter()
-            .filter_map(|&t| m.transitions[t].event)
-            .collect();
-        seen.sort();
-        seen.dedup();
+    // In event declaration order, as `State::accepted` lists them.
+    let accepted_names = m.accepted_events().into_iter().map(|seen| {
         let names = seen.iter().map(|e| m.event(*e).name.as_str());
         quote! { &[#(#names),*] }
     });

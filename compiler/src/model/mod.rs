@@ -259,6 +259,22 @@ impl Machine {
         out
     }
 
+    /// Per state, the events it accepts, in event declaration order (so that reordering transitions does not
+    /// change generated code), each once.
+    pub fn accepted_events(&self) -> Vec<Vec<EventId>> {
+        let mut out = vec![Vec::new(); self.states.len()];
+        for t in &self.transitions {
+            if let Some(e) = t.event {
+                out[t.from.index()].push(e);
+            }
+        }
+        for events in &mut out {
+            events.sort();
+            events.dedup();
+        }
+        out
+    }
+
     /// The event a round emits for an outcome: the explicit mapping, else the event named by convention.
     pub fn outcome_event(&self, state: StateId, outcome: Outcome) -> Option<EventId> {
         self.outcome_event_in(state, outcome, &self.conventional_outcome_events())
