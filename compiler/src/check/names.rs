@@ -5,29 +5,45 @@ use crate::diag::{Code, Diagnostic};
 use crate::ident;
 use crate::model::{Machine, NOBODY, Origin, Profile};
 use crate::source::Name;
+use indexmap::IndexMap;
 use std::collections::BTreeMap;
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     // Every identifier codegen derives from a spec name: enum variants (camel case), methods and fields (snake
     // case). Two names that meet in one Rust namespace, or a name Rust cannot take, are reported here, so a
     // spec that checks clean always generates code that compiles.
-    collisions("state", m.states.iter().map(|s| &s.name), ident::camel, out);
+    collisions(
+        || "state",
+        m.states.iter().map(|s| &s.name),
+        ident::camel,
+        out,
+    );
     // States also name methods (behaviours, handlers): `ABCRound` and `AbcRound` are both `abc_round`.
-    collisions("state", m.states.iter().map(|s| &s.name), ident::snake, out);
-    collisions("event", m.events.iter().map(|e| &e.name), ident::camel, out);
-    collisions("key", m.keys.iter().map(|k| &k.name), ident::snake, out);
-    collisions("role", m.roles.iter(), ident::camel, out);
-    collisions("agent", m.agents.iter(), ident::camel, out);
+    collisions(
+        || "state",
+        m.states.iter().map(|s| &s.name),
+        ident::snake,
+        out,
+    );
+    collisions(
+        || "event",
+        m.events.iter().map(|e| &e.name),
+        ident::camel,
+        out,
+    );
+    collisions(|| "key", m.keys.iter().map(|k| &k.name), ident::snake, out);
+    collisions(|| "role", m.roles.iter(), ident::camel, out);
+    collisions(|| "agent", m.agents.iter(), ident::camel, out);
     for e in &m.events {
         collisions(
-            &format!("field of `{}`", e.name),
+            || format!("field of `{}`", e.name),
             e.fields.iter().map(|f| &f.name),
             ident::snake,
             out,
         );
         let mut fields: BTreeMap<&str, &Name> = BTreeMap::new();
         for f in &e.fields {
-            underscore(&format!("a field of `{}`", e.name), &f.name, out);
+            underscore(|| format!("a field of `{}`", e.name), &f.name, out);
             // Two fields of one name would be one struct field twice (spellings that differ are the
             // collision above).
             if let Some(first) = fields.insert(f.name.as_str(), &f.name) {
@@ -55,8 +71,12 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         ("agent", m.agents.iter().collect()),
     ] {
         for n in names {
-            // `self` and `Self` become the variant `Self`, which Rust reserves.
-            if ident::camel(&n.text) == "Self" {
+            // `self` and `Self` become the variant `Self`, which Rust reserves. `camel` keeps every ASCII letter
+            // and digit and adds none (a leading `X` never makes `Self`), so only a name with exactly four of them
+            // can become `Self`: the count spares an allocation per name on large specs.
+            if n.text.bytes().filter(u8::is_ascii_alphanumeric).count() == 4
+                && ident::camel(&n.text) == "Self"
+            {
                 out.push(
                     Diagnostic::new(
                         Code::ReservedName,
@@ -69,13 +89,13 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                     .help(format!("rename the {what}")),
                 );
             }
-            underscore(&article(what), n, out);
+            underscore(|| article(what), n, out);
         }
     }
     for k in &m.keys {
-        underscore("a key", &k.name, out);
+        underscore(|| "a key".to_string(), &k.name, out);
     }
-    underscore("a machine", &m.name, out);
+    underscore(|| "a machine".to_string(), &m.name, out);
     if m.profile == Profile::Genie
         && let Some(e) = m.events.iter().find(|e| e.name.text == "poll")
     {
@@ -164,9 +184,11 @@ fn article(what: &str) -> String {
     }
 }
 
-/// A name of underscores only (`_`) becomes no identifier Rust accepts for a method, field or variant.
-fn underscore(what: &str, n: &Name, out: &mut Vec<Diagnostic>) {
-    if !n.text.is_empty() && n.text.chars().all(|c| c == '_') {
+/// A name of underscores only (`_`) becomes no identifier Rust accepts for a method, field or variant. `what` is
+/// built only for a name reported: this runs once per name of the spec.
+fn underscore(what: impl FnOnce() -> String, n: &Name, out: &mut Vec<Diagnostic>) {
+    if !n.text.is_empty() && n.text.bytes().all(|c| c == b'_') {
+        let what = what();
         out.push(
             Diagnostic::new(Code::ReservedName, format!("`{n}` cannot name {what}"))
                 .at(n.span, "a name of underscores only")
@@ -188,7 +210,7 @@ fn hooks(m: &Machine, out: &mut Vec<Diagnostic>) {
         .iter()
         .flat_map(|t| t.actions.iter().map(|a| (a, "action")));
     for (n, kind) in guards.chain(actions) {
-        underscore(&article(kind), n, out);
+        underscore(|| article(kind), n, out);
         let rust = ident::snake(&n.text);
         match seen.get(&rust) {
             Some((prev, prev_kind)) if *prev_kind != kind => out.push(
@@ -221,62 +243,97 @@ fn hooks(m: &Machine, out: &mut Vec<Diagnostic>) {
 /// The `Hooks` trait also has a method per event (`before_…`, `on_…`, `after_…`), per state a transition leaves
 /// or enters (`on_exit_…`, `on_enter_…`) and its fixed hooks (`validate`, `on_transition`, …): none of them may
 /// take another's name, nor a guard's or an action's (`seen`, by method name).
-fn hook_methods(
-    m: &Machine,
-    seen: &BTreeMap<String, (&Name, &'static str)>,
+fn hook_methods<'m>(
+    m: &'m Machine,
+    seen: &BTreeMap<String, (&'m Name, &'static str)>,
     out: &mut Vec<Diagnostic>,
 ) {
     use crate::model::hooks;
     if !hooks::has_hooks(m) {
         return;
     }
-    // Each method with the name it comes from (none for a fixed hook), the kind of that name, and what it is.
-    type Origin<'n> = (Option<&'n Name>, &'static str, String);
-    let mut methods: BTreeMap<String, Origin<'_>> = BTreeMap::new();
+    // Each method with the name it comes from (none for a fixed hook) and the kind of that name. What a method
+    // is gets described only for a collision reported: there are a few methods per state and event. `methods` is
+    // only looked up, so an `IndexMap` keeps the diagnostics in the order below.
+    let mut methods: IndexMap<String, (Option<&'m Name>, HookOf)> =
+        IndexMap::with_capacity(hooks::FIXED.len() + 3 * m.events.len() + 2 * m.states.len());
     for fixed in hooks::FIXED {
-        let what = format!("the hook `{fixed}` every `Hooks` trait has");
-        methods.insert(fixed.to_string(), (None, "fixed", what));
+        methods.insert(fixed.to_string(), (None, HookOf::Fixed));
     }
-    let mut named: Vec<(String, &Name, &'static str, String)> = Vec::new();
+    let mut add = |method: String, n: &'m Name, of: HookOf| match methods.get(&method) {
+        // Two states (or events) with one snake-case name were reported by the collision checks above.
+        Some((_, prev_of)) if prev_of.kind() == of.kind() => {}
+        Some((prev, prev_of)) => {
+            let what = of.describe(&method, n);
+            let prev_what = match prev {
+                Some(prev) => prev_of.describe(&method, prev),
+                None => HookOf::fixed(&method),
+            };
+            let mut d = Diagnostic::new(
+                Code::NameCollision,
+                format!("{what} and {prev_what} are both `{method}` in generated Rust"),
+            )
+            .at(n.span, format!("becomes `{method}`"));
+            if let Some(prev) = prev {
+                d = d.with(prev.span, format!("also becomes `{method}`"));
+            }
+            out.push(d.help("rename one of them"));
+        }
+        None => {
+            methods.insert(method, (Some(n), of));
+        }
+    };
     for e in &m.events {
         for method in hooks::event_hooks(&e.name.text) {
-            let what = format!("the hook `{method}` of event `{}`", e.name);
-            named.push((method, &e.name, "event", what));
+            add(method, &e.name, HookOf::Event);
         }
     }
     for s in hooks::exited(m) {
         let st = m.state(s);
-        let method = hooks::exit_hook(&st.name.text);
-        let what = format!("the exit hook `{method}` of state `{}`", st.name);
-        named.push((method, &st.name, "state", what));
+        add(hooks::exit_hook(&st.name.text), &st.name, HookOf::Exit);
     }
     for s in hooks::entered(m) {
         let st = m.state(s);
-        let method = hooks::enter_hook(&st.name.text);
-        let what = format!("the enter hook `{method}` of state `{}`", st.name);
-        named.push((method, &st.name, "state", what));
+        add(hooks::enter_hook(&st.name.text), &st.name, HookOf::Enter);
     }
     for (method, (n, kind)) in seen {
-        named.push((method.clone(), n, kind, format!("the {kind} `{n}`")));
+        add(method.clone(), n, HookOf::Named(kind));
     }
-    for (method, n, kind, what) in named {
-        match methods.get(&method) {
-            // Two states (or events) with one snake-case name were reported by the collision checks above.
-            Some((_, prev_kind, _)) if *prev_kind == kind => {}
-            Some((prev, _, prev_what)) => {
-                let mut d = Diagnostic::new(
-                    Code::NameCollision,
-                    format!("{what} and {prev_what} are both `{method}` in generated Rust"),
-                )
-                .at(n.span, format!("becomes `{method}`"));
-                if let Some(prev) = prev {
-                    d = d.with(prev.span, format!("also becomes `{method}`"));
-                }
-                out.push(d.help("rename one of them"));
-            }
-            None => {
-                methods.insert(method, (Some(n), kind, what));
-            }
+}
+
+/// Where a method of `Hooks` comes from, to describe it in a diagnostic.
+#[derive(Clone, Copy)]
+enum HookOf {
+    Fixed,
+    Event,
+    Exit,
+    Enter,
+    /// A guard or an action.
+    Named(&'static str),
+}
+
+impl HookOf {
+    /// The kind of name the method comes from: two methods of one kind that meet are reported elsewhere.
+    fn kind(self) -> &'static str {
+        match self {
+            HookOf::Fixed => "fixed",
+            HookOf::Event => "event",
+            HookOf::Exit | HookOf::Enter => "state",
+            HookOf::Named(kind) => kind,
+        }
+    }
+
+    fn fixed(method: &str) -> String {
+        format!("the hook `{method}` every `Hooks` trait has")
+    }
+
+    fn describe(self, method: &str, n: &Name) -> String {
+        match self {
+            HookOf::Fixed => HookOf::fixed(method),
+            HookOf::Event => format!("the hook `{method}` of event `{n}`"),
+            HookOf::Exit => format!("the exit hook `{method}` of state `{n}`"),
+            HookOf::Enter => format!("the enter hook `{method}` of state `{n}`"),
+            HookOf::Named(kind) => format!("the {kind} `{n}`"),
         }
     }
 }
@@ -324,28 +381,38 @@ fn data_methods(m: &Machine, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn collisions<'a>(
-    what: &str,
+/// `what` is built only when there is a collision to report. `seen` is only looked up, never iterated, so a hash
+/// map keeps the diagnostics in the order of `names`.
+fn collisions<'a, S: AsRef<str>>(
+    what: impl Fn() -> S,
     names: impl Iterator<Item = &'a Name>,
     convert: fn(&str) -> String,
     out: &mut Vec<Diagnostic>,
 ) {
-    let mut seen: BTreeMap<String, &Name> = BTreeMap::new();
+    let mut seen: IndexMap<String, &Name> = IndexMap::with_capacity(names.size_hint().0);
     for n in names {
         let rust = convert(&n.text);
-        match seen.get(&rust) {
-            Some(prev) if prev.text != n.text => out.push(
-                Diagnostic::new(
-                    Code::NameCollision,
-                    format!("{what}s `{prev}` and `{n}` both become `{rust}` in generated Rust"),
-                )
-                .at(n.span, format!("becomes `{rust}`"))
-                .with(prev.span, format!("also becomes `{rust}`"))
-                .help(format!("rename one of the {what}s")),
-            ),
-            Some(_) => {}
-            None => {
-                seen.insert(rust, n);
+        match seen.entry(rust) {
+            indexmap::map::Entry::Occupied(prev) => {
+                let (rust, prev) = (prev.key(), *prev.get());
+                if prev.text != n.text {
+                    let what = what();
+                    let what = what.as_ref();
+                    out.push(
+                        Diagnostic::new(
+                            Code::NameCollision,
+                            format!(
+                                "{what}s `{prev}` and `{n}` both become `{rust}` in generated Rust"
+                            ),
+                        )
+                        .at(n.span, format!("becomes `{rust}`"))
+                        .with(prev.span, format!("also becomes `{rust}`"))
+                        .help(format!("rename one of the {what}s")),
+                    );
+                }
+            }
+            indexmap::map::Entry::Vacant(slot) => {
+                slot.insert(n);
             }
         }
     }
@@ -393,5 +460,5 @@ pub(super) fn modules(spec: &crate::model::Spec, out: &mut Vec<Diagnostic>) {
         crate::model::Item::Machine(id) => &spec.machine(*id).name,
         crate::model::Item::App(a) => &spec.apps[*a].name,
     });
-    collisions("machine or app", names, ident::snake, out);
+    collisions(|| "machine or app", names, ident::snake, out);
 }

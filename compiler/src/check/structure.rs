@@ -3,7 +3,6 @@
 
 use crate::diag::{Code, Diagnostic};
 use crate::model::{Machine, Origin, Profile};
-use std::collections::BTreeMap;
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     if m.states.is_empty() {
@@ -99,8 +98,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             .help("add transitions `(State, EVENT) -> Next;`"),
         );
     }
-    // Group by (state, event): duplicates and conflicts. Direct transitions (no event) may fan out.
-    let mut groups: BTreeMap<(u32, Option<u32>), Vec<usize>> = BTreeMap::new();
+    // Group by (state, event): duplicates and conflicts. Direct transitions (no event) may fan out. One sorted
+    // list rather than a map of lists: no allocation per group on large specs. Sorting by (state, event, index)
+    // visits the groups in key order and each group in spec order.
+    let mut keyed: Vec<(u32, Option<u32>, usize)> = Vec::with_capacity(m.transitions.len());
     for (i, t) in m.transitions.iter().enumerate() {
         let from = m.state(t.from);
         if from.is_final && !staged {
@@ -111,15 +112,14 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                     .help("a final state ends the machine: remove the transition or make the state non-final"),
             );
         }
-        groups
-            .entry((t.from.0, t.event.map(|e| e.0)))
-            .or_default()
-            .push(i);
+        keyed.push((t.from.0, t.event.map(|e| e.0), i));
     }
-    for ((_, event), list) in groups {
-        for (k, &i) in list.iter().enumerate() {
+    keyed.sort_unstable();
+    for group in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        let event = group[0].1;
+        for (k, &(_, _, i)) in group.iter().enumerate() {
             let t = &m.transitions[i];
-            for &j in &list[..k] {
+            for &(_, _, j) in &group[..k] {
                 let prev = &m.transitions[j];
                 let same_guards = prev.guards.len() == t.guards.len()
                     && prev

@@ -36,9 +36,9 @@ pub fn enter_hook(state: &str) -> String {
 /// `<prefix>_<name in snake case>`, with runs of underscores made one: `_x` and `a__b` would otherwise give
 /// `on__x` and `on_a__b`, which are not snake case to rustc.
 fn hook(prefix: &str, name: &str) -> String {
-    let joined = format!("{prefix}_{}", ident::snake(name));
-    let mut out = String::with_capacity(joined.len());
-    for c in joined.chars() {
+    let snake = ident::snake(name);
+    let mut out = String::with_capacity(prefix.len() + 1 + snake.len());
+    for c in prefix.chars().chain(['_']).chain(snake.chars()) {
         if !(c == '_' && out.ends_with('_')) {
             out.push(c);
         }

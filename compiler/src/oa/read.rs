@@ -8,6 +8,8 @@ use super::events::{self, Doc, Node, Value};
 use super::{OaSpec, OaTransition};
 use crate::diag::{Code, Diagnostic, did_you_mean};
 use crate::source::{FileId, Name, Span};
+use indexmap::IndexMap;
+use indexmap::map::Entry;
 use std::collections::BTreeMap;
 
 /// The seven keys, in upstream's (sorted) order.
@@ -279,24 +281,33 @@ impl Reader<'_, '_> {
             }
             return None;
         };
-        let mut out = Vec::new();
-        // Keys are compared as (state, event) pairs: `(A, B)` and `(A,B)` are one transition to upstream.
-        let mut seen: BTreeMap<String, Span> = BTreeMap::new();
+        let mut out = Vec::with_capacity(entries.len());
+        // Keys are compared as (state, event) pairs: `(A, B)` and `(A,B)` are one transition to upstream. A key
+        // that is no such pair is compared as written (`None`); it never equals a pair's `(A, B)`, which is one.
+        // The map is only looked up, never iterated, and borrows the names: one lookup per transition.
+        let mut seen: IndexMap<(&str, Option<&str>), Span> = IndexMap::with_capacity(entries.len());
         for (key, value) in entries {
             let Some(text) = self.key_text(key, "transition keys") else {
                 continue;
             };
             let parts = split_key(text);
-            let identity = parts.as_ref().map_or(text.to_string(), |(f, e)| {
-                format!("({}, {})", &text[f.clone()], &text[e.clone()])
-            });
-            match seen.get(&identity) {
-                Some(&first) => self.diags.push(duplicate_key(&identity, key.span, first).help(
-                    "YAML silently keeps only the last of two equal keys, so upstream tools see only the last \
-                     target; remove one",
-                )),
-                None => {
-                    seen.insert(identity, key.span);
+            let identity = match &parts {
+                Some((f, e)) => (&text[f.clone()], Some(&text[e.clone()])),
+                None => (text, None),
+            };
+            match seen.entry(identity) {
+                Entry::Occupied(first) => {
+                    let shown = match identity {
+                        (f, Some(e)) => format!("({f}, {e})"),
+                        (text, None) => text.to_string(),
+                    };
+                    self.diags.push(duplicate_key(&shown, key.span, *first.get()).help(
+                        "YAML silently keeps only the last of two equal keys, so upstream tools see only the \
+                         last target; remove one",
+                    ));
+                }
+                Entry::Vacant(slot) => {
+                    slot.insert(key.span);
                 }
             }
             let Some((from, event)) = parts else {
@@ -357,7 +368,13 @@ impl Reader<'_, '_> {
     /// whole node.
     fn content_span(&self, node: &Node, text: &str) -> Span {
         let raw = self.slice(node.span);
-        match raw.rfind(text) {
+        // Most scalars are plain, their node nothing but their text: no need to search for it.
+        let found = if raw == text {
+            Some(0)
+        } else {
+            raw.rfind(text)
+        };
+        match found {
             Some(at) if !text.is_empty() => {
                 let s = node.span.start as usize + at;
                 Span::new(node.span.file, s, s + text.len())

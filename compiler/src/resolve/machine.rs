@@ -6,6 +6,7 @@ use crate::diag::{Code, Diagnostic, did_you_mean};
 use crate::model::*;
 use crate::source::{Name, Span};
 use crate::syntax::ast::{self, PropValue};
+use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -224,15 +225,17 @@ fn keys(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-fn states(
-    m: &ast::Machine,
+/// Returns the states by name, for `transitions`. The index is only looked up, never iterated: a hash map keys by
+/// the tree's names without copying them and costs no string comparisons per level on large specs.
+fn states<'a>(
+    m: &'a ast::Machine,
     out: &mut Machine,
     diags: &mut Vec<Diagnostic>,
-) -> BTreeMap<String, StateId> {
-    let mut index: BTreeMap<String, StateId> = BTreeMap::new();
+) -> IndexMap<&'a str, StateId> {
+    let mut index: IndexMap<&str, StateId> = IndexMap::with_capacity(m.states.len());
     let known = state_properties(out.profile);
     for s in &m.states {
-        if let Some(&first) = index.get(&s.name.text) {
+        if let Some(&first) = index.get(s.name.as_str()) {
             diags.push(duplicate_name(
                 Code::DuplicateState,
                 "state",
@@ -270,7 +273,7 @@ fn states(
             }
             state_property(out, &known, p, &mut st, diags);
         }
-        index.insert(s.name.text.clone(), StateId(out.states.len() as u32));
+        index.insert(s.name.as_str(), StateId(out.states.len() as u32));
         out.states.push(st);
     }
     index
@@ -480,22 +483,22 @@ fn unknown_state(out: &Machine, st: &Name) -> Diagnostic {
 fn transitions(
     m: &ast::Machine,
     out: &mut Machine,
-    index: &BTreeMap<String, StateId>,
+    index: &IndexMap<&str, StateId>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    // Looked up once per transition: a map keeps resolution linear in the spec's size.
-    let events: BTreeMap<&str, EventId> = out
+    // Looked up once per transition: a map keeps resolution linear in the spec's size. It is never iterated.
+    let events: IndexMap<&str, EventId> = out
         .events
         .iter()
         .enumerate()
         .map(|(i, e)| (e.name.as_str(), EventId(i as u32)))
         .collect();
     for t in &m.transitions {
-        let from = index.get(&t.from.text).copied();
+        let from = index.get(t.from.as_str()).copied();
         if from.is_none() {
             diags.push(unknown_state(out, &t.from));
         }
-        let to = index.get(&t.to.text).copied();
+        let to = index.get(t.to.as_str()).copied();
         if to.is_none() {
             diags.push(unknown_state(out, &t.to));
         }

@@ -6,16 +6,17 @@ use crate::diag::{Code, Diagnostic, did_you_mean};
 use crate::model::*;
 use crate::oa::OaSpec;
 use crate::source::Name;
-use std::collections::BTreeMap;
+use indexmap::IndexMap;
 
 pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
     let name = Name::new(oa.name(), oa.label.span);
     let mut m = Machine::new(name, Profile::Abci, Origin::OaYaml, oa.span);
     m.label = Some(oa.label.clone());
 
-    // Name → index maps keep lowering linear: specs can have hundreds of thousands of transitions.
-    let mut events: BTreeMap<&str, EventId> = BTreeMap::new();
-    let mut states: BTreeMap<&str, StateId> = BTreeMap::new();
+    // Name → index maps keep lowering linear: specs can have hundreds of thousands of transitions. They are only
+    // looked up, never iterated, so hash maps order nothing.
+    let mut events: IndexMap<&str, EventId> = IndexMap::with_capacity(oa.alphabet_in.len());
+    let mut states: IndexMap<&str, StateId> = IndexMap::with_capacity(oa.states.len());
     for e in &oa.alphabet_in {
         match events.get(e.text.as_str()).copied() {
             Some(first) => diags.push(duplicate_name(
@@ -100,18 +101,26 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         });
     }
 
-    // YAML keeps the last of two equal keys; the reader reported the repeat, so keep YAML's meaning here.
-    let mut last: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    // Each name is looked up once; what is unknown is reported below, in table order.
+    let ids: Vec<(Option<StateId>, Option<StateId>, Option<EventId>)> = oa
+        .transitions
+        .iter()
+        .map(|t| {
+            (
+                states.get(t.from.as_str()).copied(),
+                states.get(t.to.as_str()).copied(),
+                events.get(t.event.as_str()).copied(),
+            )
+        })
+        .collect();
+    let keep = last_of_each_key(oa, &ids);
     for (i, t) in oa.transitions.iter().enumerate() {
-        last.insert((t.from.as_str(), t.event.as_str()), i);
-    }
-    for (i, t) in oa.transitions.iter().enumerate() {
-        if last.get(&(t.from.as_str(), t.event.as_str())) != Some(&i) {
+        if !keep[i] {
             continue;
         }
-        let from = state_in_table(&m, &states, &t.from, diags);
-        let to = state_in_table(&m, &states, &t.to, diags);
-        let event = events.get(t.event.text.as_str()).copied();
+        let (from, to, event) = ids[i];
+        let from = state_in_table(&m, from, &t.from, diags);
+        let to = state_in_table(&m, to, &t.to, diags);
         if event.is_none() {
             let mut d = Diagnostic::new(
                 Code::UnknownEvent,
@@ -147,7 +156,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
 
 fn listed(
     m: &Machine,
-    index: &BTreeMap<&str, StateId>,
+    index: &IndexMap<&str, StateId>,
     s: &Name,
     list: &str,
     diags: &mut Vec<Diagnostic>,
@@ -168,13 +177,51 @@ fn listed(
     id
 }
 
+/// YAML keeps the last of two equal keys; the reader reported the repeat, so keep YAML's meaning here: whether
+/// each transition is the last of its `(State, EVENT)` key.
+///
+/// Names that resolved are compared by id (one id per distinct name), in a sorted list rather than a map keyed
+/// by strings: on large tables that is most of lowering's time. A key with an unknown name can only equal a key
+/// with the same unknown name, so those few are compared as strings.
+fn last_of_each_key(
+    oa: &OaSpec,
+    ids: &[(Option<StateId>, Option<StateId>, Option<EventId>)],
+) -> Vec<bool> {
+    let mut keep = vec![true; oa.transitions.len()];
+    let mut resolved: Vec<(u32, u32, usize)> = Vec::with_capacity(ids.len());
+    let mut unresolved: IndexMap<(&str, &str), usize> = IndexMap::new();
+    for (i, (t, &(from, _, event))) in oa.transitions.iter().zip(ids).enumerate() {
+        match (from, event) {
+            (Some(from), Some(event)) => resolved.push((from.0, event.0, i)),
+            _ => {
+                if let Some(prev) = unresolved.insert((t.from.as_str(), t.event.as_str()), i)
+                    && let Some(k) = keep.get_mut(prev)
+                {
+                    *k = false;
+                }
+            }
+        }
+    }
+    resolved.sort_unstable();
+    for run in resolved.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
+        if let [earlier @ .., _] = run {
+            for &(_, _, i) in earlier {
+                if let Some(k) = keep.get_mut(i) {
+                    *k = false;
+                }
+            }
+        }
+    }
+    keep
+}
+
+/// `id` is the state `s` names, if `states` lists it; otherwise this reports it.
 fn state_in_table(
     m: &Machine,
-    index: &BTreeMap<&str, StateId>,
+    id: Option<StateId>,
     s: &Name,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<StateId> {
-    let id = index.get(s.text.as_str()).copied();
     if id.is_none() {
         let mut d = Diagnostic::new(
             Code::UnknownState,

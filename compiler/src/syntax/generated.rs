@@ -253,9 +253,9 @@ impl ::pest::Parser<Rule> for FsmParser {
                             |state| {
                                 state
                                     .match_string(" ")
+                                    .or_else(|state| { state.match_string("\n") })
                                     .or_else(|state| { state.match_string("\t") })
                                     .or_else(|state| { state.match_string("\r") })
-                                    .or_else(|state| { state.match_string("\n") })
                                     .or_else(|state| { state.match_string("\u{feff}") })
                             },
                         )
@@ -271,8 +271,15 @@ impl ::pest::Parser<Rule> for FsmParser {
                         .atomic(
                             ::pest::Atomicity::Atomic,
                             |state| {
-                                self::r#block_comment(state)
-                                    .or_else(|state| { self::r#line_comment(state) })
+                                state
+                                    .sequence(|state| {
+                                        state
+                                            .lookahead(true, |state| { state.match_string("/") })
+                                            .and_then(|state| {
+                                                self::r#block_comment(state)
+                                                    .or_else(|state| { self::r#line_comment(state) })
+                                            })
+                                    })
                             },
                         )
                 }
