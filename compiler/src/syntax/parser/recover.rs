@@ -572,6 +572,11 @@ impl<'t> Recover<'t> {
                 (self.span(end, end), "the file ends here".to_string())
             }
         };
+        self.unclosed_brace(open, what, at, label, "member");
+    }
+
+    /// The error for a `{` never closed, at the `{`, with where the body had to end (`at`, `label`).
+    fn unclosed_brace(&mut self, open: Token, what: &str, at: Span, label: String, member: &str) {
         self.report(
             Diagnostic::new(
                 Code::Syntax,
@@ -579,7 +584,7 @@ impl<'t> Recover<'t> {
             )
             .at(self.span(open.start, open.end), "this `{` is never closed")
             .with(at, label)
-            .help(format!("add `}}` after the last member of {what}")),
+            .help(format!("add `}}` after the last {member} of {what}")),
         );
     }
 
@@ -1020,15 +1025,7 @@ impl<'t> Recover<'t> {
                     (self.span(end, end), "the file ends here".to_string())
                 }
             };
-            self.report(
-                Diagnostic::new(
-                    Code::Syntax,
-                    format!("unclosed `{{`: {what} has no closing `}}`"),
-                )
-                .at(self.span(open.start, open.end), "this `{` is never closed")
-                .with(at, label)
-                .help(format!("add `}}` after the last property of {what}")),
-            );
+            self.unclosed_brace(open, &what, at, label, "property");
         }
         if head_ok {
             sink.state(state.s);
