@@ -48,7 +48,8 @@ edition = "2024"
 publish = false
 
 [dependencies]
-fsmc-runtime = { path = "$repo/runtime" }
+# app: the trader is an abci machine; yaml: the macro reads the spec from YAML.
+fsmc-runtime = { path = "$repo/runtime", features = ["app", "yaml"] }
 EOF
 done
 echo "fsmc_runtime::include_fsm!(\"src/spec/$name\");" >"$tmp/macro/src/lib.rs"

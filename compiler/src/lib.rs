@@ -11,6 +11,8 @@ pub mod diag;
 pub mod driver;
 #[cfg(feature = "export")]
 pub mod export;
+// The formatter serves `fsmc fmt`, `fsmc import`'s output and the language server, never the macro.
+#[cfg(any(feature = "export", feature = "lsp"))]
 pub mod fmt;
 pub mod ident;
 pub mod loader;

@@ -5,7 +5,7 @@
 
 use crate::diag::{Code, Diagnostic};
 use crate::resolve::{Syntax, Unit};
-use crate::source::{SourceMap, Span};
+use crate::source::{FileId, SourceMap, Span};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
@@ -252,21 +252,16 @@ impl Loader<'_> {
         let file = self.out.sources.add(display, text);
         let index = self.out.units.len();
         self.by_path.insert(path.to_path_buf(), index);
-        let text = self
-            .out
-            .sources
-            .get(file)
-            .map(|f| f.text.clone())
-            .unwrap_or_default();
+        // Parsed where it is stored: a copy of a large spec would be the biggest allocation of the check.
+        let text = self.out.sources.get(file).map_or("", |f| f.text.as_str());
         let is_yaml = matches!(
             path.extension().and_then(|e| e.to_str()),
             Some("yaml" | "yml" | "json")
         );
         let (syntax, diags) = if is_yaml {
-            let (spec, diags) = crate::oa::parse(file, &text);
-            (spec.map(Syntax::Oa), diags)
+            read_yaml(file, text)
         } else {
-            let (ast, diags) = crate::syntax::parse(file, &text);
+            let (ast, diags) = crate::syntax::parse(file, text);
             (ast.map(Syntax::Fsm), diags)
         };
         // A spec that was read despite errors lost the entries those errors are about; a repeated YAML key
@@ -518,6 +513,30 @@ impl Loader<'_> {
 /// are meant to fail, such as `specs/invalid/`), unless it is named on the command line. Symbolic links are
 /// followed, but every directory and every file is visited once, by its real path: links that loop back, or two
 /// links to one file, cannot make the walk endless or count a spec twice.
+/// Whether this build reads Open Autonomy YAML (the `yaml` feature); without it a YAML file is refused with a
+/// diagnostic that names the feature.
+pub const READS_YAML: bool = cfg!(feature = "yaml");
+
+/// An Open Autonomy YAML (or JSON) spec, read into its syntax.
+#[cfg(feature = "yaml")]
+fn read_yaml(file: FileId, text: &str) -> (Option<Syntax>, Vec<Diagnostic>) {
+    let (spec, diags) = crate::oa::parse(file, text);
+    (spec.map(Syntax::Oa), diags)
+}
+
+/// A build without the YAML reader (the macro's, unless asked for) refuses the file and names the feature that
+/// reads it, rather than reporting it as a broken `.fsm` file.
+#[cfg(not(feature = "yaml"))]
+fn read_yaml(file: FileId, text: &str) -> (Option<Syntax>, Vec<Diagnostic>) {
+    let d = Diagnostic::new(
+        Code::Io,
+        "cannot read Open Autonomy YAML: this build of fsmc has no YAML reader",
+    )
+    .at(Span::new(file, 0, text.len().min(1)), "a YAML spec")
+    .help("to import YAML specs through `include_fsm!`, enable fsmc-runtime's `yaml` feature: `fsmc-runtime = { version = \"…\", features = [\"yaml\"] }`");
+    (None, vec![d])
+}
+
 pub fn collect_specs(path: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut seen = std::collections::BTreeSet::new();
     walk(path, out, &mut seen)

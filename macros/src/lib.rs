@@ -235,6 +235,17 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
         .map(|p| quote! { const _: &str = ::core::include_str!(#p); });
     let tracked = quote! { #(#tracked)* };
     match &c.checked {
+        Some(checked)
+            if !cfg!(feature = "app") && !fsmc::codegen::needing_app(checked).is_empty() =>
+        {
+            let names = fsmc::codegen::needing_app(checked);
+            let mut out = tracked;
+            out.extend(error(args.lit.span(), &app_feature_off(&names)));
+            if let Some(spec) = &c.spec {
+                out.extend(fsmc::codegen::skeleton(spec));
+            }
+            out
+        }
         Some(checked) => {
             let code = fsmc::codegen::generate(checked);
             let warnings = warnings(args, c);
@@ -252,6 +263,23 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
             out
         }
     }
+}
+
+/// Why a spec with `abci` machines or apps cannot expand without the runtime's `app` feature, and the fix.
+fn app_feature_off(names: &[&str]) -> String {
+    let listed: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    let (noun, verb) = if names.len() == 1 {
+        ("machine", "links")
+    } else {
+        ("machines", "link")
+    };
+    format!(
+        "fsmc: the `abci` {noun} {} {verb} against fsmc-runtime's `app` feature (round kinds, borsh encoding, \
+         state hashes), which is off\n\
+         help: enable it where the crate depends on the runtime: \
+         `fsmc-runtime = {{ version = \"…\", features = [\"app\"] }}`",
+        listed.join(", ")
+    )
 }
 
 /// A diagnostic as rustc should show it: rustc already prefixes `error:` or `warning:`, so the first line
@@ -292,5 +320,93 @@ fn warnings(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
         const _: () = {
             #(#warnings)*
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compile(text: &str) -> Compilation {
+        fsmc::compile_str("<fsm! input>", text, Path::new("."), &Options::default())
+    }
+
+    #[test]
+    fn abci_machines_and_apps_are_the_ones_needing_the_app_feature() {
+        let c = compile(
+            "machine Plain { event GO; start default state A; final state B; (A, GO) -> B; }
+             machine Rounds: abci {
+                 event DONE, NO_MAJORITY;
+                 start default state ARound: collect_same_until_threshold;
+                 final state FinishedRound;
+                 (ARound, DONE) -> FinishedRound;
+                 (ARound, NO_MAJORITY) -> ARound;
+             }",
+        );
+        let checked = c.checked.as_ref().expect("the spec checks");
+        assert_eq!(fsmc::codegen::needing_app(checked), ["Rounds"]);
+        let message = app_feature_off(&fsmc::codegen::needing_app(checked));
+        assert!(
+            message.contains("`abci` machine `Rounds` links against fsmc-runtime's `app` feature")
+        );
+        assert!(message.contains(r#"features = ["app"]"#));
+
+        let plain =
+            compile("machine P { event GO; start default state A; final state B; (A, GO) -> B; }");
+        assert!(fsmc::codegen::needing_app(plain.checked.as_ref().expect("checks")).is_empty());
+    }
+
+    /// The macro reads YAML imports only with the runtime's `yaml` feature; without it the import is refused
+    /// with a message naming the feature, not reported as a broken file.
+    #[test]
+    fn yaml_imports_follow_the_yaml_feature() {
+        let dir = std::env::temp_dir().join(format!("fsmc-macros-yaml-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(
+            dir.join("tiny_fsm_specification.yaml"),
+            "alphabet_in:\n- DONE\ndefault_start_state: ARound\nfinal_states:\n- BRound\nlabel: TinyAbciApp\n\
+             start_states:\n- ARound\nstates:\n- ARound\n- BRound\ntransition_func:\n  (ARound, DONE): BRound\n",
+        )
+        .expect("write spec");
+        let opts = Options {
+            load: LoadOptions {
+                roots: vec![dir.clone()],
+                ..LoadOptions::default()
+            },
+            ..Options::default()
+        };
+        let c = fsmc::compile_str(
+            "<fsm! input>",
+            "import \"tiny_fsm_specification.yaml\";",
+            &dir,
+            &opts,
+        );
+        std::fs::remove_dir_all(&dir).expect("clean up");
+        let errors: Vec<String> = c
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| d.message.clone())
+            .collect();
+        // The macro's `yaml` feature turns on the library's; a test build may link a library with more features
+        // (cargo unifies them with the workspace's), so the library's own answer decides what to expect.
+        assert!(!cfg!(feature = "yaml") || fsmc::loader::READS_YAML);
+        if fsmc::loader::READS_YAML {
+            assert!(errors.is_empty(), "{errors:?}");
+            assert_eq!(c.checked.as_ref().map(|k| k.spec().machines.len()), Some(1));
+        } else {
+            assert_eq!(
+                errors,
+                ["cannot read Open Autonomy YAML: this build of fsmc has no YAML reader"],
+            );
+            let help = c
+                .diagnostics
+                .iter()
+                .flat_map(|d| d.help.iter())
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .join("\n");
+            assert!(help.contains("fsmc-runtime's `yaml` feature"), "{help}");
+        }
     }
 }

@@ -32,12 +32,18 @@
 //! | module | what it holds | seed system |
 //! |---|---|---|
 //! | [`transition`] | the [`Machine`] trait generated `State` enums implement, the [`Transition`] every hook sees and the [`HookGroup`] order, [`InvalidTransition`], [`ValidationError`], [`InvalidTarget`], the [`run`] and [`run_with`] drivers | all |
-//! | [`app`] | replicated apps: one replica fed ordered blocks, the [`app::ConsensusLayer`] seam, the node loop | FSM apps (000) |
-//! | [`rounds`] | Open Autonomy round kinds deciding an event from agents' payloads, [`rounds::threshold`] | FSM apps (000) |
+//! | `app` (feature `app`) | replicated apps: one replica fed ordered blocks, the [`app::ConsensusLayer`] seam, the node loop | FSM apps (000) |
+//! | `rounds` (feature `app`) | Open Autonomy round kinds deciding an event from agents' payloads, `rounds::threshold` | FSM apps (000) |
 //! | [`data`] | synchronized data split into periods, pre-/post-condition key checks | FSM apps (000) |
 //! | [`genie`] | transition types, dialogue persistence, the turn hooks see; with the `genie` feature, sessions that render Jinja2 templates and run invoker DAGs on Tokio | Genie Flow (001) |
 //! | [`dialogue`] | FIPA messages (header and contents), one party's checked copy of a dialogue and an agent's dialogues by reference, an agent's ledger and forward-looking state, the TAC controller | TAC / FIPA (002, 003) |
 //! | [`staged`] | the environment that runs episodes ([`staged::Env`]: `reset`, `step`), stage descriptions, definition-time validation | Phantom (004) |
+//!
+//! Features: `macros` (default) brings `include_fsm!` and `fsm!`; without it the crate builds none of the compiler,
+//! for code written by `fsmc gen`. `app` brings what `abci` machines and replicated apps link against (the two
+//! modules above, borsh encoding, SHA-256 state hashes). `yaml` lets `include_fsm!` read specs that import Open
+//! Autonomy YAML. `serde` derives `Serialize`/`Deserialize` for generated `State` and `Event`; `genie` runs Genie
+//! Flow sessions. A plain machine needs none of them, and a crate compiles only what it asks for.
 //!
 //! Two properties hold for every item in this crate:
 //!
@@ -47,46 +53,11 @@
 //!   only ordered collections (`Vec`, `BTreeMap`, `BTreeSet`) are used and ties are broken by value
 //!   order, never by hashing or arrival time.
 
-// The lints below back the two promises above; tests are allowed to unwrap.
 #![deny(missing_docs)]
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing,
-        clippy::arithmetic_side_effects,
-        clippy::unreachable,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
 
-pub mod app;
-pub mod data;
-pub mod dialogue;
-pub mod genie;
-pub mod names;
-pub mod rounds;
-pub mod staged;
-pub mod transition;
-
-// The items every generated machine uses are re-exported at the root so generated code can name
-// them as `::fsmc_runtime::Machine` without depending on the module layout.
-pub use names::UnknownName;
-pub use transition::{
-    HookGroup, InvalidTarget, InvalidTransition, Machine, Reason, Transition, ValidationError, run,
-    run_with,
-};
-
-// Generated apps encode their data and payloads with it; re-exported so a user's crate needs no version of its own.
-pub use borsh;
-
-// What `__serde_by_name!` expands to names serde through here, so the user's crate needs no serde of its own.
-#[cfg(feature = "serde")]
-#[doc(hidden)]
-pub use serde as __serde;
+// Everything generated code names as `::fsmc_runtime::…`: the modules, the root items, `borsh` and the hidden
+// helpers (`__serde_by_name!`, `__serde`).
+pub use fsmc_runtime_core::*;
 
 // The user-facing macros: one dependency gives a crate the macros and what their expansion links against.
 #[cfg(feature = "macros")]

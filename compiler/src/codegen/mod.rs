@@ -15,7 +15,7 @@ mod table;
 pub use table::DENSE_TABLE_LIMIT;
 
 use crate::ident;
-use crate::model::{Checked, Item, Machine, Spec};
+use crate::model::{Checked, Item, Machine, Profile, Spec};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -37,6 +37,23 @@ pub fn generate(checked: &Checked) -> TokenStream {
         });
     }
     clean_docs(out)
+}
+
+/// The entry items whose generated code links against the runtime's `app` feature (the round kinds, borsh
+/// encoding and state hashes every `abci` machine and app uses), by name, in spec order. The macro refuses such
+/// a spec with one clear error when the feature is off, instead of a page of unresolved paths.
+pub fn needing_app(checked: &Checked) -> Vec<&str> {
+    let spec = checked.spec();
+    spec.entry_items
+        .iter()
+        .filter_map(|item| {
+            let machine = match *item {
+                Item::Machine(id) => spec.machine(id),
+                Item::App(a) => &checked.composed()[a].machine,
+            };
+            (machine.profile == Profile::Abci).then_some(machine.name.text.as_str())
+        })
+        .collect()
 }
 
 /// Doc text comes from the spec (its comments, its names). A formatter writes `#[doc = "…"]` as `///` comments,

@@ -117,10 +117,7 @@ pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
         });
         let config = if on_long_line { &short } else { &full };
         let rendered = if color {
-            let mut buf = term::termcolor::Buffer::ansi();
-            term::emit_to_write_style(&mut buf, config, &files, &cs)
-                .ok()
-                .map(|_| String::from_utf8_lossy(buf.as_slice()).into_owned())
+            colored(config, &files, &cs)
         } else {
             let mut s = String::new();
             term::emit_to_string(&mut s, config, &files, &cs)
@@ -142,6 +139,32 @@ pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
         }
     }
     out
+}
+
+/// One diagnostic in ANSI colours, for a terminal. Only the command line colours its output (and builds the
+/// colour support); elsewhere this is the plain rendering.
+#[cfg(feature = "cli")]
+fn colored(
+    config: &Config,
+    files: &SimpleFiles<String, std::borrow::Cow<'_, str>>,
+    cs: &CsDiagnostic<usize>,
+) -> Option<String> {
+    let mut buf = term::termcolor::Buffer::ansi();
+    term::emit_to_write_style(&mut buf, config, files, cs)
+        .ok()
+        .map(|_| String::from_utf8_lossy(buf.as_slice()).into_owned())
+}
+
+#[cfg(not(feature = "cli"))]
+fn colored(
+    config: &Config,
+    files: &SimpleFiles<String, std::borrow::Cow<'_, str>>,
+    cs: &CsDiagnostic<usize>,
+) -> Option<String> {
+    let mut s = String::new();
+    term::emit_to_string(&mut s, config, files, cs)
+        .ok()
+        .map(|_| s)
 }
 
 /// The closing line: `fsmc: 2 errors, 1 warning`.

@@ -3,16 +3,25 @@
 //! The reader is a front end like the `.fsm` parser: it produces an [`OaSpec`] (names with spans) and
 //! diagnostics; lowering to the model happens in `resolve`, so both formats meet the same checks.
 
+// Reading needs the `yaml` feature (saphyr's parser); writing is one of the exporters. The macro builds neither
+// unless a user asks for YAML imports; the model below is always there, for `resolve`.
+#[cfg(feature = "export")]
 mod emit;
+#[cfg(feature = "yaml")]
 mod events;
+#[cfg(feature = "yaml")]
 pub mod read;
+#[cfg(feature = "export")]
 pub mod write;
+#[cfg(feature = "yaml")]
 mod yaml11;
 
-#[cfg(test)]
+#[cfg(all(test, feature = "yaml", feature = "export"))]
 mod tests;
 
+#[cfg(feature = "yaml")]
 pub use read::parse;
+#[cfg(feature = "export")]
 pub use write::write;
 
 use crate::source::{Name, Span};
