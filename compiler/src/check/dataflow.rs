@@ -99,7 +99,7 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         avail[s.index()] = Some(b);
         queue.push_back(s);
     }
-    let outgoing = m.outgoing();
+    let outgoing = &g.outgoing;
     let mut queued = vec![false; m.states.len()];
     while let Some(s) = queue.pop_front() {
         queued[s.index()] = false;
@@ -108,7 +108,8 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         };
         let exit = exit_of(m, s, entry.clone(), &cross);
         let on_done = done_only(m, s);
-        for &t in &outgoing[s.index()] {
+        for &t in outgoing.of(s) {
+            let t = t as usize;
             let to = m.transitions[t].to;
             // A round the runtime decides writes (and resets) only when it ends on `DONE`; its other exits
             // (no majority, a timeout) leave the data as it was.
@@ -188,7 +189,7 @@ fn keeper(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
     if !m.states.iter().any(|s| s.elects_keeper.is_some()) {
         return;
     }
-    let outgoing = m.outgoing();
+    let outgoing = &g.outgoing;
     let done: Vec<Option<crate::model::EventId>> = m
         .state_ids()
         .map(|s| m.outcome_event(s, Outcome::Done))
@@ -204,8 +205,8 @@ fn keeper(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let st = m.state(s);
-        for &t in &outgoing[s.index()] {
-            let tr = &m.transitions[t];
+        for &t in outgoing.of(s) {
+            let tr = &m.transitions[t as usize];
             let on_done = tr.event.is_some() && tr.event == done[s.index()];
             let exit = if on_done && st.reset {
                 false

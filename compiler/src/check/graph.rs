@@ -1,76 +1,164 @@
-//! Graph checks with petgraph: reachability from the start states, dead ends, paths to a final state,
+//! Graph checks with petgraph's traversals: reachability from the start states, dead ends, paths to a final state,
 //! unused and never-handled events. Every pass is linear in states plus transitions.
 
 use crate::diag::{Code, Diagnostic};
 use crate::model::{Machine, Profile, StateId};
-use petgraph::Direction;
-use petgraph::graph::{DiGraph, NodeIndex};
-use petgraph::visit::{Bfs, Reversed};
+use petgraph::graph::NodeIndex;
+use petgraph::visit::{Bfs, GraphBase, IntoNeighbors, VisitMap, Visitable};
+
+/// The transitions leaving each state, in spec order: [`Machine::outgoing`] in two flat vectors, without a
+/// vector per state (a large spec has hundreds of thousands of states).
+pub(crate) struct Outgoing {
+    /// Where each state's transitions start in `transitions`, and where the last one's end.
+    starts: Vec<u32>,
+    transitions: Vec<u32>,
+}
+
+impl Outgoing {
+    /// The indices of the transitions leaving `s`, in spec order.
+    pub fn of(&self, s: StateId) -> &[u32] {
+        let (a, b) = (self.starts[s.index()], self.starts[s.index() + 1]);
+        &self.transitions[a as usize..b as usize]
+    }
+}
+
+/// One direction of the transition graph, for petgraph's traversals: each state's neighbours (one per
+/// transition) in compressed rows, which a search reads in order rather than by following a list per state.
+struct Adjacency {
+    starts: Vec<u32>,
+    targets: Vec<u32>,
+}
+
+/// The rows of the graph's three views, built in two passes over the transitions (a large spec's transitions
+/// are tens of megabytes: each pass over them costs more than the work done with them).
+fn views(m: &Machine) -> (Outgoing, Adjacency, Adjacency) {
+    let n = m.states.len();
+    // Where each state's row starts, by the transitions leaving it and entering it.
+    let mut out_starts = vec![0u32; n + 1];
+    let mut in_starts = vec![0u32; n + 1];
+    for t in &m.transitions {
+        out_starts[t.from.index() + 1] += 1;
+        in_starts[t.to.index() + 1] += 1;
+    }
+    for i in 1..=n {
+        out_starts[i] += out_starts[i - 1];
+        in_starts[i] += in_starts[i - 1];
+    }
+    let (mut out_next, mut in_next) = (out_starts.clone(), in_starts.clone());
+    let len = m.transitions.len();
+    let (mut leaving, mut targets, mut sources) =
+        (vec![0u32; len], vec![0u32; len], vec![0u32; len]);
+    for (i, t) in m.transitions.iter().enumerate() {
+        let at = &mut out_next[t.from.index()];
+        leaving[*at as usize] = i as u32;
+        targets[*at as usize] = t.to.0;
+        *at += 1;
+        let at = &mut in_next[t.to.index()];
+        sources[*at as usize] = t.from.0;
+        *at += 1;
+    }
+    let outgoing = Outgoing {
+        starts: out_starts.clone(),
+        transitions: leaving,
+    };
+    let forward = Adjacency {
+        starts: out_starts,
+        targets,
+    };
+    let backward = Adjacency {
+        starts: in_starts,
+        targets: sources,
+    };
+    (outgoing, forward, backward)
+}
+
+impl GraphBase for Adjacency {
+    type NodeId = NodeIndex;
+    type EdgeId = usize;
+}
+
+impl<'a> IntoNeighbors for &'a Adjacency {
+    type Neighbors =
+        std::iter::Map<std::iter::Copied<std::slice::Iter<'a, u32>>, fn(u32) -> NodeIndex>;
+    fn neighbors(self, a: NodeIndex) -> Self::Neighbors {
+        let (s, e) = (self.starts[a.index()], self.starts[a.index() + 1]);
+        self.targets[s as usize..e as usize]
+            .iter()
+            .copied()
+            .map(node as fn(u32) -> NodeIndex)
+    }
+}
+
+fn node(i: u32) -> NodeIndex {
+    NodeIndex::new(i as usize)
+}
+
+/// The states a search has found.
+struct Seen(Vec<bool>);
+
+impl VisitMap<NodeIndex> for Seen {
+    fn visit(&mut self, a: NodeIndex) -> bool {
+        !std::mem::replace(&mut self.0[a.index()], true)
+    }
+    fn is_visited(&self, a: &NodeIndex) -> bool {
+        self.0[a.index()]
+    }
+    fn unvisit(&mut self, a: NodeIndex) -> bool {
+        std::mem::replace(&mut self.0[a.index()], false)
+    }
+}
+
+impl Visitable for Adjacency {
+    type Map = Seen;
+    fn visit_map(&self) -> Seen {
+        Seen(vec![false; self.starts.len() - 1])
+    }
+    fn reset_map(&self, map: &mut Seen) {
+        map.0.clear();
+        map.0.resize(self.starts.len() - 1, false);
+    }
+}
 
 /// Facts later checks reuse.
 pub(crate) struct Graph {
     pub reachable: Vec<bool>,
     pub coreachable: Vec<bool>,
-    pub graph: DiGraph<(), usize>,
+    pub outgoing: Outgoing,
 }
 
-/// Every node reachable from any of `sources`, in one breadth-first search seeded with all of them, so the
+/// Every state reachable from any of `sources`, in one breadth-first search seeded with all of them, so the
 /// cost is linear however many start (or final) states there are.
-fn visit<G>(graph: G, n: usize, sources: impl Iterator<Item = NodeIndex>) -> Vec<bool>
-where
-    G: petgraph::visit::IntoNeighbors<NodeId = NodeIndex> + petgraph::visit::Visitable,
-{
-    let mut seen = vec![false; n];
-    let mut sources = sources.peekable();
+fn visit(graph: &Adjacency, sources: impl Iterator<Item = StateId>) -> Vec<bool> {
+    let mut sources = sources.map(|s| NodeIndex::new(s.index())).peekable();
     let Some(&first) = sources.peek() else {
-        return seen;
+        return vec![false; graph.starts.len() - 1];
     };
     let mut bfs = Bfs::new(graph, first);
     for s in sources {
-        if petgraph::visit::VisitMap::visit(&mut bfs.discovered, s) {
+        if bfs.discovered.visit(s) {
             bfs.stack.push_back(s);
         }
     }
-    while let Some(node) = bfs.next(graph) {
-        seen[node.index()] = true;
-    }
-    seen
+    while bfs.next(graph).is_some() {}
+    // Every state the search discovered, it also visited: the discovered map is the reachable set.
+    bfs.discovered.0
 }
 
 impl Graph {
     pub fn build(m: &Machine) -> Graph {
-        let mut graph = DiGraph::with_capacity(m.states.len(), m.transitions.len());
-        for _ in &m.states {
-            graph.add_node(());
-        }
-        for (i, t) in m.transitions.iter().enumerate() {
-            graph.add_edge(
-                NodeIndex::new(t.from.index()),
-                NodeIndex::new(t.to.index()),
-                i,
-            );
-        }
-        let reachable = visit(
-            &graph,
-            m.states.len(),
-            m.start_states().map(|s| NodeIndex::new(s.index())),
-        );
-        let coreachable = visit(
-            Reversed(&graph),
-            m.states.len(),
-            m.final_states().map(|s| NodeIndex::new(s.index())),
-        );
+        let (outgoing, forward, backward) = views(m);
+        let reachable = visit(&forward, m.start_states());
+        drop(forward);
+        let coreachable = visit(&backward, m.final_states());
         Graph {
             reachable,
             coreachable,
-            graph,
+            outgoing,
         }
     }
 
     pub fn out_degree(&self, s: StateId) -> usize {
-        self.graph
-            .edges_directed(NodeIndex::new(s.index()), Direction::Outgoing)
-            .count()
+        self.outgoing.of(s).len()
     }
 }
 

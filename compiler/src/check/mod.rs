@@ -75,7 +75,7 @@ pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
     } else {
         graph::check(m, &mut out)
     };
-    rounds::check(m, &mut out);
+    rounds::check(m, &graph.outgoing, &mut out);
     dataflow::check(m, &graph, &mut out);
     profiles::check(m, &graph, &mut out);
     // Upstream checks naming only once everything else passes; so do we, so a broken spec is not buried in

@@ -3,9 +3,10 @@
 
 use crate::diag::{Code, Diagnostic};
 use crate::ident;
+use crate::model::hash::{FastMap, map_with_capacity};
 use crate::model::{Machine, NOBODY, Origin, Profile};
 use crate::source::Name;
-use indexmap::IndexMap;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
@@ -15,30 +16,35 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     collisions(
         || "state",
         m.states.iter().map(|s| &s.name),
-        ident::camel,
+        Convert::Camel,
         out,
     );
     // States also name methods (behaviours, handlers): `ABCRound` and `AbcRound` are both `abc_round`.
     collisions(
         || "state",
         m.states.iter().map(|s| &s.name),
-        ident::snake,
+        Convert::Snake,
         out,
     );
     collisions(
         || "event",
         m.events.iter().map(|e| &e.name),
-        ident::camel,
+        Convert::Camel,
         out,
     );
-    collisions(|| "key", m.keys.iter().map(|k| &k.name), ident::snake, out);
-    collisions(|| "role", m.roles.iter(), ident::camel, out);
-    collisions(|| "agent", m.agents.iter(), ident::camel, out);
+    collisions(
+        || "key",
+        m.keys.iter().map(|k| &k.name),
+        Convert::Snake,
+        out,
+    );
+    collisions(|| "role", m.roles.iter(), Convert::Camel, out);
+    collisions(|| "agent", m.agents.iter(), Convert::Camel, out);
     for e in &m.events {
         collisions(
             || format!("field of `{}`", e.name),
             e.fields.iter().map(|f| &f.name),
-            ident::snake,
+            Convert::Snake,
             out,
         );
         let mut fields: BTreeMap<&str, &Name> = BTreeMap::new();
@@ -255,11 +261,29 @@ fn hook_methods<'m>(
     // Each method with the name it comes from (none for a fixed hook) and the kind of that name. What a method
     // is gets described only for a collision reported: there are a few methods per state and event. `methods` is
     // only looked up, so an `IndexMap` keeps the diagnostics in the order below.
-    let mut methods: IndexMap<String, (Option<&'m Name>, HookOf)> =
-        IndexMap::with_capacity(hooks::FIXED.len() + 3 * m.events.len() + 2 * m.states.len());
+    let mut methods: FastMap<String, (Option<&'m Name>, HookOf)> =
+        map_with_capacity(hooks::FIXED.len() + 3 * m.events.len());
     for fixed in hooks::FIXED {
         methods.insert(fixed.to_string(), (None, HookOf::Fixed));
     }
+    let event_methods: Vec<[String; 3]> = m
+        .events
+        .iter()
+        .map(|e| hooks::event_hooks(&e.name.text))
+        .collect();
+    // A state's hook can only meet another state's (reported as a snake-case collision, not here) or a method of
+    // another kind that starts the same way: a fixed hook (`on_exit_state`), an event's (`on_exit_x` of an event
+    // `EXIT_X`), a guard or an action. Building the two hook names of every state is most of this check's time
+    // on large specs, so only the states that may be such a method are given theirs.
+    let others = || {
+        hooks::FIXED
+            .iter()
+            .copied()
+            .chain(event_methods.iter().flatten().map(String::as_str))
+            .chain(seen.keys().map(String::as_str))
+    };
+    let exits = HookSuspects::new("on_exit_", others());
+    let enters = HookSuspects::new("on_enter_", others());
     let mut add = |method: String, n: &'m Name, of: HookOf| match methods.get(&method) {
         // Two states (or events) with one snake-case name were reported by the collision checks above.
         Some((_, prev_of)) if prev_of.kind() == of.kind() => {}
@@ -283,22 +307,62 @@ fn hook_methods<'m>(
             methods.insert(method, (Some(n), of));
         }
     };
-    for e in &m.events {
-        for method in hooks::event_hooks(&e.name.text) {
+    for (e, event_methods) in m.events.iter().zip(event_methods) {
+        for method in event_methods {
             add(method, &e.name, HookOf::Event);
         }
     }
     for s in hooks::exited(m) {
         let st = m.state(s);
-        add(hooks::exit_hook(&st.name.text), &st.name, HookOf::Exit);
+        if exits.may_be(&st.name.text) {
+            add(hooks::exit_hook(&st.name.text), &st.name, HookOf::Exit);
+        }
     }
     for s in hooks::entered(m) {
         let st = m.state(s);
-        add(hooks::enter_hook(&st.name.text), &st.name, HookOf::Enter);
+        if enters.may_be(&st.name.text) {
+            add(hooks::enter_hook(&st.name.text), &st.name, HookOf::Enter);
+        }
     }
     for (method, (n, kind)) in seen {
         add(method.clone(), n, HookOf::Named(kind));
     }
+}
+
+/// The methods of kinds other than states' that a state's hook (`on_exit_…` or `on_enter_…`) could be, by the
+/// ASCII letters and digits after the prefix, lowercased. A hook is the prefix and the state's snake-case name,
+/// whose letters and digits are the name's, lowercased, after an `x` when the name starts with a digit: a state
+/// whose letters and digits match no suspect cannot have one of their names.
+struct HookSuspects {
+    suspects: Vec<Vec<u8>>,
+}
+
+impl HookSuspects {
+    /// Past this many suspects, every state is checked by its hook's name.
+    const MAX: usize = 64;
+
+    fn new<'a>(prefix: &str, methods: impl Iterator<Item = &'a str>) -> HookSuspects {
+        let suspects = methods
+            .filter_map(|m| m.strip_prefix(prefix))
+            .map(|rest| alnum_lower(rest).collect())
+            .collect();
+        HookSuspects { suspects }
+    }
+
+    fn may_be(&self, state: &str) -> bool {
+        self.suspects.len() > Self::MAX
+            || self.suspects.iter().any(|s| {
+                alnum_lower(state).eq(s.iter().copied())
+                    || s.first() == Some(&b'x') && alnum_lower(state).eq(s[1..].iter().copied())
+            })
+    }
+}
+
+/// The ASCII letters and digits of `s`, lowercased.
+fn alnum_lower(s: &str) -> impl Iterator<Item = u8> + '_ {
+    s.bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| b.to_ascii_lowercase())
 }
 
 /// Where a method of `Hooks` comes from, to describe it in a diagnostic.
@@ -381,17 +445,49 @@ fn data_methods(m: &Machine, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// How names become Rust identifiers for a collision check.
+#[derive(Clone, Copy)]
+enum Convert {
+    Camel,
+    Snake,
+}
+
+/// Whether [`ident::camel`] returns `name` itself: ASCII letters and digits only, starting with a capital and
+/// holding a lowercase letter (so not all capitals, which `camel` would lower). Most state names are such, and
+/// are then not copied.
+fn ident_unchanged_by_camel(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.first().is_some_and(u8::is_ascii_uppercase)
+        && b.iter().all(u8::is_ascii_alphanumeric)
+        && b.iter().any(u8::is_ascii_lowercase)
+}
+
+/// Whether [`ident::snake`] returns `name` itself: lowercase ASCII letters, digits and underscores only, not
+/// starting with a digit, and not a keyword.
+fn ident_unchanged_by_snake(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.first().is_some_and(|c| !c.is_ascii_digit())
+        && b.iter()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'_')
+        && !ident::is_keyword(name)
+}
+
 /// `what` is built only when there is a collision to report. `seen` is only looked up, never iterated, so a hash
 /// map keeps the diagnostics in the order of `names`.
 fn collisions<'a, S: AsRef<str>>(
     what: impl Fn() -> S,
     names: impl Iterator<Item = &'a Name>,
-    convert: fn(&str) -> String,
+    convert: Convert,
     out: &mut Vec<Diagnostic>,
 ) {
-    let mut seen: IndexMap<String, &Name> = IndexMap::with_capacity(names.size_hint().0);
+    let mut seen: FastMap<Cow<'a, str>, &Name> = map_with_capacity(names.size_hint().0);
     for n in names {
-        let rust = convert(&n.text);
+        let rust = match convert {
+            Convert::Camel if ident_unchanged_by_camel(&n.text) => Cow::Borrowed(n.text.as_str()),
+            Convert::Camel => Cow::Owned(ident::camel(&n.text)),
+            Convert::Snake if ident_unchanged_by_snake(&n.text) => Cow::Borrowed(n.text.as_str()),
+            Convert::Snake => Cow::Owned(ident::snake(&n.text)),
+        };
         match seen.entry(rust) {
             indexmap::map::Entry::Occupied(prev) => {
                 let (rust, prev) = (prev.key(), *prev.get());
@@ -460,5 +556,80 @@ pub(super) fn modules(spec: &crate::model::Spec, out: &mut Vec<Diagnostic>) {
         crate::model::Item::Machine(id) => &spec.machine(*id).name,
         crate::model::Item::App(a) => &spec.apps[*a].name,
     });
-    collisions(|| "machine or app", names, ident::snake, out);
+    collisions(|| "machine or app", names, Convert::Snake, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::hooks;
+
+    /// Every name of up to three characters over letters of both cases, a digit, `_`, `-` and a non-ASCII
+    /// letter, and some longer ones.
+    fn names() -> Vec<String> {
+        let alphabet = ["a", "B", "1", "_", "-", "é", "x"];
+        let mut out = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..3 {
+            last = last
+                .iter()
+                .flat_map(|p| alphabet.iter().map(move |c| format!("{p}{c}")))
+                .collect();
+            out.extend(last.iter().cloned());
+        }
+        out.extend(
+            [
+                "State0042Round",
+                "ABC_DEF",
+                "type",
+                "self",
+                "Self",
+                "State",
+                "STATE",
+                "state_",
+                "exit_foo",
+                "Exit_Foo",
+                "r#type",
+                "round_count",
+            ]
+            .map(String::from),
+        );
+        out
+    }
+
+    #[test]
+    fn names_taken_as_they_are_are_what_ident_makes_of_them() {
+        for n in names() {
+            if ident_unchanged_by_camel(&n) {
+                assert_eq!(ident::camel(&n), n);
+            }
+            if ident_unchanged_by_snake(&n) {
+                assert_eq!(ident::snake(&n), n);
+            }
+        }
+        // The shortcuts apply to the usual spellings.
+        assert!(ident_unchanged_by_camel("State0042Round"));
+        assert!(ident_unchanged_by_snake("round_count"));
+        assert!(!ident_unchanged_by_snake("type"));
+    }
+
+    #[test]
+    fn a_state_whose_hook_is_a_method_is_always_a_suspect() {
+        for n in names() {
+            let exit = hooks::exit_hook(&n);
+            let enter = hooks::enter_hook(&n);
+            assert!(
+                HookSuspects::new("on_exit_", [exit.as_str()].into_iter()).may_be(&n),
+                "{n:?}: {exit}"
+            );
+            assert!(
+                HookSuspects::new("on_enter_", [enter.as_str()].into_iter()).may_be(&n),
+                "{n:?}: {enter}"
+            );
+        }
+        // And the usual state is no suspect of the fixed hooks.
+        let fixed = HookSuspects::new("on_exit_", hooks::FIXED.iter().copied());
+        assert!(!fixed.may_be("State0042Round"));
+        assert!(fixed.may_be("State"));
+    }
 }

@@ -39,7 +39,7 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
     match m.profile {
         Profile::Genie => genie(m, out),
         Profile::Dialogue => dialogue(m, g, out),
-        Profile::Staged => staged(m, out),
+        Profile::Staged => staged(m, g, out),
         Profile::Plain | Profile::Abci => {}
     }
 }
@@ -325,8 +325,8 @@ fn same_role_replies(m: &Machine, out: &mut Vec<Diagnostic>) {
 // Phantom's definition rules: "Stage without handler must have exactly one next stage" (zero included), and
 // a stage may have no acting agents. Phantom has no final stage: an episode ends by `num_steps` or when the
 // environment says it is terminated, so `final` is refused rather than given a meaning of our own.
-fn staged(m: &Machine, out: &mut Vec<Diagnostic>) {
-    let outgoing = m.outgoing();
+fn staged(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
+    let outgoing = &g.outgoing;
     for s in m.state_ids() {
         let st = m.state(s);
         if st.is_final {
@@ -342,9 +342,10 @@ fn staged(m: &Machine, out: &mut Vec<Diagnostic>) {
             );
             continue;
         }
-        let targets: BTreeSet<_> = outgoing[s.index()]
+        let targets: BTreeSet<_> = outgoing
+            .of(s)
             .iter()
-            .map(|&t| m.transitions[t].to)
+            .map(|&t| m.transitions[t as usize].to)
             .collect();
         if st.handler.is_none() && targets.len() != 1 {
             let (message, label, help) = if targets.is_empty() {

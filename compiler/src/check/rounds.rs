@@ -4,11 +4,10 @@
 use crate::diag::{Code, Diagnostic};
 use crate::model::{Machine, Origin, Profile, RoundKind, State};
 
-pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(m: &Machine, outgoing: &super::graph::Outgoing, out: &mut Vec<Diagnostic>) {
     if m.profile != Profile::Abci {
         return;
     }
-    let outgoing = m.outgoing();
     let conventional = m.conventional_outcome_events();
     for s in m.state_ids() {
         let st = m.state(s);
@@ -90,7 +89,7 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             parts(st, kind, out);
             writes(m, st, kind, out);
         }
-        let out_edges = &outgoing[s.index()];
+        let out_edges = outgoing.of(s);
         // A transition dropped by resolution (reported there) may be the very one these rules look for.
         let partial = m.incomplete || m.transitions.is_empty();
         for (outcome, required) in kind.outcomes() {
@@ -98,7 +97,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                 continue;
             }
             match m.outcome_event_in(s, *outcome, &conventional) {
-                Some(e) if out_edges.iter().any(|&t| m.transitions[t].event == Some(e)) => {}
+                Some(e)
+                    if out_edges
+                        .iter()
+                        .any(|&t| m.transitions[t as usize].event == Some(e)) => {}
                 Some(e) => out.push(
                     Diagnostic::new(
                         Code::MissingRoundEvent,
@@ -145,7 +147,7 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         }
         let timeouts: Vec<usize> = out_edges
             .iter()
-            .copied()
+            .map(|&t| t as usize)
             .filter(|&t| {
                 m.transitions[t]
                     .event

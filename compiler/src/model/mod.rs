@@ -3,6 +3,7 @@
 //! `resolve` builds it from either front end (`.fsm` or Open Autonomy YAML); `check` validates it; generators
 //! accept only a [`Checked`] model, which only `check` can construct.
 
+pub(crate) mod hash;
 pub mod hooks;
 mod kinds;
 

@@ -1,9 +1,11 @@
-//! YAML text → a shallow tree of nodes with byte spans, built from saphyr-parser's events.
+//! YAML text → nodes with byte spans, built from saphyr-parser's events as the reader asks for them.
 //!
-//! Only the levels a spec uses are kept as a tree: the top-level mapping, its values, and their items or
-//! entries. A collection below that is never valid in a spec, so it is skimmed (its duplicate keys, aliases and
-//! tags are still reported) and kept as a span: whatever the input's nesting, the tree, and the recursion that
-//! builds and drops it, stays three levels deep. saphyr itself parses without recursion and caps flow nesting.
+//! Only the levels a spec uses are built: the top-level mapping, its values, and their items or entries. A
+//! collection below that is never valid in a spec, so it is skimmed (its duplicate keys, aliases and tags are
+//! still reported) and kept as a span: whatever the input's nesting, a node, and the recursion that builds and
+//! drops it, stays three levels deep. saphyr itself parses without recursion and caps flow nesting. The reader
+//! streams the large values (the states, the transition table) child by child with [`Events::children`], so a
+//! spec of any size is never held as a tree.
 
 use super::read::duplicate_key;
 use crate::diag::{Code, Diagnostic};
@@ -51,25 +53,12 @@ impl Value {
     }
 }
 
-/// What the text holds.
-pub(super) enum Doc {
-    Root(Node),
-    /// No document at all (empty text, or only comments).
-    Empty,
-    /// Not usable; the reason was reported.
-    Unusable,
-}
-
-/// Reads the single document in `text`, reporting syntax errors, aliases, unsupported tags, a second
-/// document, and duplicate keys inside skimmed collections.
-pub(super) fn load(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Doc {
-    let mut l = Loader {
-        file,
-        offsets: Offsets::new(text),
-        parser: Parser::new_from_str(text),
-        diags,
-    };
-    l.document().unwrap_or(Doc::Unusable)
+/// How a node starts, for a reader that streams the large collections of a spec rather than building them.
+pub(super) enum Head {
+    /// A node read whole: a scalar, an alias, a rejected or a skimmed collection.
+    Node(Node),
+    /// A collection whose children are still to be read, with `children` or `collection`.
+    Collection { is_map: bool, start: Span },
 }
 
 /// saphyr reports positions in characters; spans are in bytes.
@@ -101,16 +90,27 @@ impl Offsets {
 }
 
 /// `Err(())` means a syntax error was reported and the document is unusable.
-type Step<T> = Result<T, ()>;
+pub(super) type Step<T> = Result<T, ()>;
 
-struct Loader<'a, 'd> {
+/// The events of one text, read on demand. Syntax errors, aliases, unsupported tags, a second document and
+/// duplicate keys inside skimmed collections are reported as they are met.
+pub(super) struct Events<'a, 'd> {
     file: FileId,
     offsets: Offsets,
     parser: Parser<'a, StrInput<'a>>,
     diags: &'d mut Vec<Diagnostic>,
 }
 
-impl<'a> Loader<'a, '_> {
+impl<'a, 'd> Events<'a, 'd> {
+    pub fn new(file: FileId, text: &'a str, diags: &'d mut Vec<Diagnostic>) -> Events<'a, 'd> {
+        Events {
+            file,
+            offsets: Offsets::new(text),
+            parser: Parser::new_from_str(text),
+            diags,
+        }
+    }
+
     fn span(&self, s: saphyr_parser::Span) -> Span {
         Span::new(
             self.file,
@@ -119,7 +119,7 @@ impl<'a> Loader<'a, '_> {
         )
     }
 
-    fn next(&mut self) -> Step<(Event<'a>, Span)> {
+    pub fn next(&mut self) -> Step<(Event<'a>, Span)> {
         match self.parser.next_event() {
             Some(Ok((ev, span))) => {
                 let span = self.span(span);
@@ -152,39 +152,54 @@ impl<'a> Loader<'a, '_> {
         }
     }
 
-    fn document(&mut self) -> Step<Doc> {
+    /// Reads up to the document's root: `None` when the text holds no document at all (empty text, or only
+    /// comments), else the root's first event.
+    pub fn start(&mut self) -> Step<Option<(Event<'a>, Span)>> {
         let (ev, _) = self.next()?;
         if ev != Event::StreamStart {
             return Err(());
         }
         match self.next()? {
-            (Event::StreamEnd, _) => return Ok(Doc::Empty),
+            (Event::StreamEnd, _) => return Ok(None),
             (Event::DocumentStart(_), _) => {}
             _ => return Err(()),
         }
-        let (ev, span) = self.next()?;
-        let root = self.node(ev, span, 1)?;
+        self.next().map(Some)
+    }
+
+    /// Reads what follows the root: `false` when a second document follows (reported: the text is then not
+    /// usable as a spec).
+    pub fn end(&mut self) -> Step<bool> {
         match self.next()? {
             (Event::DocumentEnd, _) => {}
             _ => return Err(()),
         }
         match self.next()? {
-            (Event::StreamEnd, _) => Ok(Doc::Root(root)),
+            (Event::StreamEnd, _) => Ok(true),
             (_, span) => {
                 self.diags.push(
                     Diagnostic::new(Code::YamlSchema, "the file holds more than one YAML document")
                         .at(span, "a second document starts here")
                         .help("an Open Autonomy spec is one document: remove the `---` line and what follows"),
                 );
-                Ok(Doc::Unusable)
+                Ok(false)
             }
         }
     }
 
     /// Builds the node that starts with `ev`, at `depth` (the top-level node is depth 1).
-    fn node(&mut self, ev: Event<'a>, span: Span, depth: usize) -> Step<Node> {
+    pub fn node(&mut self, ev: Event<'a>, span: Span, depth: usize) -> Step<Node> {
+        match self.head(ev, span, depth)? {
+            Head::Node(node) => Ok(node),
+            Head::Collection { is_map, start } => self.collection(is_map, start, depth),
+        }
+    }
+
+    /// Reads the node that starts with `ev` whole, unless it is a collection to be built: then only its start.
+    pub fn head(&mut self, ev: Event<'a>, span: Span, depth: usize) -> Step<Head> {
         let is_map = matches!(ev, Event::MappingStart(..));
         let value = match ev {
+            // The text is saphyr's own string, taken as it is: most nodes live only until their entry is read.
             Event::Scalar(text, style, _, tag) => match tag {
                 None => Value::Scalar {
                     text: text.into_owned(),
@@ -205,26 +220,52 @@ impl<'a> Loader<'a, '_> {
                 if depth >= SKIM_DEPTH || bad_tag.is_some() {
                     let end = self.skim(is_map)?;
                     let span = span.to(end);
-                    return Ok(Node {
+                    return Ok(Head::Node(Node {
                         span,
                         value: match bad_tag {
                             Some(t) => self.reject_tag(&t, span),
                             None if is_map => Value::Map(Vec::new()),
                             None => Value::Seq(Vec::new()),
                         },
-                    });
+                    }));
                 }
-                return self.collection(is_map, span, depth);
+                return Ok(Head::Collection {
+                    is_map,
+                    start: span,
+                });
             }
             _ => return Err(()),
+        };
+        Ok(Head::Node(Node { span, value }))
+    }
+
+    /// Builds the rest of a collection that [`Events::head`] left open.
+    pub fn collection(&mut self, is_map: bool, start: Span, depth: usize) -> Step<Node> {
+        let mut items = Vec::new();
+        let mut entries = Vec::new();
+        let mut key: Option<Node> = None;
+        let span = self.children(start, depth, |node| match (is_map, key.take()) {
+            (false, _) => items.push(node),
+            (true, None) => key = Some(node),
+            (true, Some(k)) => entries.push((k, node)),
+        })?;
+        let value = if is_map {
+            Value::Map(entries)
+        } else {
+            Value::Seq(items)
         };
         Ok(Node { span, value })
     }
 
-    fn collection(&mut self, is_map: bool, start: Span, depth: usize) -> Step<Node> {
-        let mut items = Vec::new();
-        let mut entries = Vec::new();
-        let mut key: Option<Node> = None;
+    /// Reads the children of a collection that [`Events::head`] left open, handing each to `child` as soon as
+    /// it is built (a mapping's keys and values alternate); returns the whole collection's span. Nothing but the
+    /// child at hand is kept: a table of any length costs the memory of one entry here.
+    pub fn children(
+        &mut self,
+        start: Span,
+        depth: usize,
+        mut child: impl FnMut(Node),
+    ) -> Step<Span> {
         let mut end = start;
         loop {
             let (ev, span) = self.next()?;
@@ -237,19 +278,9 @@ impl<'a> Loader<'a, '_> {
             }
             let node = self.node(ev, span, depth + 1)?;
             end = node.span;
-            match (is_map, key.take()) {
-                (false, _) => items.push(node),
-                (true, None) => key = Some(node),
-                (true, Some(k)) => entries.push((k, node)),
-            }
+            child(node);
         }
-        let span = start.to(end);
-        let value = if is_map {
-            Value::Map(entries)
-        } else {
-            Value::Seq(items)
-        };
-        Ok(Node { span, value })
+        Ok(start.to(end))
     }
 
     /// Reads to the end of a collection without building it; returns the span of its last event.

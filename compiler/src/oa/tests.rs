@@ -370,3 +370,159 @@ fn aliases_and_tags_are_rejected() {
         [Code::YamlSchema, Code::YamlSchema, Code::YamlSchema]
     );
 }
+
+#[test]
+fn a_table_written_twice_reports_the_first_as_written() {
+    // YAML keeps the second table; the first is not read, so only its repeated keys are reported, compared as
+    // written: `(A,B)` and `(A, B)` are different text there, `12` repeats as a scalar, and the malformed key
+    // and the target that is not a string are not reported at all.
+    let first = "transition_func:\n    (A,B): X\n    (A, B): Y\n    (A,B): Z\n    12: X\n    12: Y\n    \
+                 bad: X\n    (C, D): [1]\n    (C, D): X\n";
+    let text = HELLO.replace("transition_func:\n", &format!("{first}transition_func:\n"));
+    let (spec, d) = report(&text);
+    let seen: Vec<_> = d
+        .iter()
+        .map(|d| (d.0, d.1.as_str(), d.2.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (Code::YamlDuplicateKey, "duplicate key `(A,B)`", "(A,B)"),
+            (Code::YamlDuplicateKey, "duplicate key `12`", "12"),
+            (Code::YamlDuplicateKey, "duplicate key `(C, D)`", "(C, D)"),
+            (
+                Code::YamlDuplicateKey,
+                "duplicate key `transition_func`",
+                "transition_func"
+            ),
+        ]
+    );
+    // Each repeat points at its first occurrence as written.
+    let (_, diags) = parse(FILE, &text);
+    let pairs: Vec<(u32, u32)> = crate::diag::finish(diags)
+        .iter()
+        .filter_map(|d| {
+            Some((
+                d.primary.as_ref()?.span.start,
+                d.secondary.first()?.span.start,
+            ))
+        })
+        .take(3)
+        .collect();
+    let at = |needle: &str, nth: usize| {
+        text.match_indices(needle)
+            .nth(nth)
+            .map_or(0, |(i, _)| i as u32)
+    };
+    assert_eq!(
+        pairs,
+        [
+            (at("(A,B)", 1), at("(A,B)", 0)),
+            (at("12:", 1), at("12:", 0)),
+            (at("(C, D)", 1), at("(C, D)", 0)),
+        ]
+    );
+    assert_eq!(spec.map(|s| s.transitions.len()), Some(3));
+    // Read as the table kept, the same first table reports its pairs, its malformed key and its bad target.
+    let (_, d) = report(&HELLO.replace("transition_func:\n", first).replace(
+        "    (PrintMessageRound, DONE): RegistrationRound\n    (PrintMessageRound, ROUND_TIMEOUT): \
+         RegistrationRound\n    (RegistrationRound, DONE): PrintMessageRound\n",
+        "",
+    ));
+    let codes: Vec<_> = d.iter().map(|d| (d.0, d.1.as_str())).collect();
+    assert!(
+        codes.contains(&(Code::YamlDuplicateKey, "duplicate key `(A, B)`")),
+        "{codes:?}"
+    );
+    assert_eq!(
+        codes
+            .iter()
+            .filter(|c| **c == (Code::YamlDuplicateKey, "duplicate key `(A, B)`"))
+            .count(),
+        2
+    );
+    assert!(codes.contains(&(
+        Code::YamlTransitionKey,
+        "transition key `bad` is not of the form `(State, EVENT)`"
+    )));
+    assert!(codes.contains(&(Code::YamlDuplicateKey, "duplicate key `(C, D)`")));
+    assert!(
+        !codes.iter().any(|c| c.1 == "duplicate key `12`"),
+        "typed keys are reported as keys that are not strings"
+    );
+}
+
+#[test]
+fn repeated_transitions_are_found_in_sorted_and_unsorted_tables() {
+    let table = |rows: &[&str]| {
+        let rows: String = rows.iter().map(|r| format!("    {r}: B\n")).collect();
+        format!(
+            "alphabet_in: [E, F]\ndefault_start_state: A\nfinal_states: [B]\nlabel: XAbciApp\nstart_states: \
+             [A]\nstates: [A, B, C]\ntransition_func:\n{rows}"
+        )
+    };
+    // The rows written, and the repeated ones as (repeat, first).
+    type Case<'a> = (&'a [&'a str], &'a [(usize, usize)]);
+    let cases: [Case; 6] = [
+        (&["(A, E)", "(A, F)", "(C, E)"], &[]),
+        // Upstream's sorted order, with a repeat next to its first.
+        (&["(A, E)", "(A, E)", "(C, E)"], &[(1, 0)]),
+        // Out of order from the third row on: the rows before still count as written.
+        (
+            &["(A, E)", "(C, E)", "(A, F)", "(C, E)", "(A, E)"],
+            &[(3, 1), (4, 0)],
+        ),
+        // A repeat of a row whose key is malformed, or whose target is not a string.
+        (&["(A, E)", "(A E)", "(A E)"], &[(2, 1)]),
+        (
+            &["(A, F)", "(C,E)", "( C , E )", "(A, F)"],
+            &[(2, 1), (3, 0)],
+        ),
+        (&["(C, F)", "(A, E)", "(A,E)", "(A, E)"], &[(2, 1), (3, 1)]),
+    ];
+    for (rows, repeats) in cases {
+        let text = table(rows);
+        let (_, diags) = parse(FILE, &text);
+        let row_at = |i: usize| {
+            let mut at = text.find("transition_func:").unwrap_or(0);
+            for _ in 0..=i {
+                at += text[at..].find("\n    ").unwrap_or(0) + 5;
+            }
+            at as u32
+        };
+        let found: Vec<(u32, u32)> = diags
+            .iter()
+            .filter(|d| d.code == Code::YamlDuplicateKey)
+            .filter_map(|d| {
+                Some((
+                    d.primary.as_ref()?.span.start,
+                    d.secondary.first()?.span.start,
+                ))
+            })
+            .collect();
+        let expected: Vec<(u32, u32)> = repeats
+            .iter()
+            .map(|&(r, f)| (row_at(r), row_at(f)))
+            .collect();
+        assert_eq!(found, expected, "{rows:?}");
+    }
+}
+
+#[test]
+fn a_document_broken_after_the_table_reports_only_the_break() {
+    // The reader streams the table, but what it finds stands only once the document is read to its end.
+    let broken = format!(
+        "{}  bad: [\n",
+        HELLO.replace("label: HelloWorldAbciApp", "label: [x]")
+    );
+    assert_eq!(codes(&broken), [Code::YamlSyntax]);
+    let two = format!(
+        "{}---\nx: 1\n",
+        HELLO.replace("label: HelloWorldAbciApp", "label: [x]")
+    );
+    assert_eq!(codes(&two), [Code::YamlSchema]);
+    assert_eq!(
+        report(&two).1[0].1,
+        "the file holds more than one YAML document"
+    );
+}

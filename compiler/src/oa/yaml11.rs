@@ -8,6 +8,29 @@
 /// What a plain (unquoted, untagged) scalar means under YAML 1.1, when it is not a string.
 pub(super) fn implicit_type(s: &str) -> Option<&'static str> {
     let b = s.as_bytes();
+    // Every typed form starts with one of these bytes (or is empty): names, which start otherwise, are
+    // strings at once. Every name of a spec passes through here.
+    if let Some(c) = b.first()
+        && !matches!(
+            c,
+            b'~' | b'n'
+                | b'N'
+                | b'y'
+                | b'Y'
+                | b't'
+                | b'T'
+                | b'f'
+                | b'F'
+                | b'o'
+                | b'O'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'0'..=b'9' | b'<' | b'='
+        )
+    {
+        return None;
+    }
     if matches!(s, "" | "~" | "null" | "Null" | "NULL") {
         Some("null")
     } else if is_bool(s) {

@@ -3,10 +3,10 @@
 
 use super::{bad_value, duplicate_name, unknown_property};
 use crate::diag::{Code, Diagnostic, did_you_mean};
+use crate::model::hash::NameMap;
 use crate::model::*;
 use crate::source::{Name, Span};
 use crate::syntax::ast::{self, PropValue};
-use indexmap::IndexMap;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -231,11 +231,12 @@ fn states<'a>(
     m: &'a ast::Machine,
     out: &mut Machine,
     diags: &mut Vec<Diagnostic>,
-) -> IndexMap<&'a str, StateId> {
-    let mut index: IndexMap<&str, StateId> = IndexMap::with_capacity(m.states.len());
+) -> NameMap<'a, StateId> {
+    let mut index: NameMap<StateId> = NameMap::with_capacity(m.states.len());
+    out.states.reserve_exact(m.states.len());
     let known = state_properties(out.profile);
     for s in &m.states {
-        if let Some(&first) = index.get(s.name.as_str()) {
+        if let Some(first) = index.get(s.name.as_str()) {
             diags.push(duplicate_name(
                 Code::DuplicateState,
                 "state",
@@ -273,7 +274,7 @@ fn states<'a>(
             }
             state_property(out, &known, p, &mut st, diags);
         }
-        index.insert(s.name.as_str(), StateId(out.states.len() as u32));
+        index.insert_new(s.name.as_str(), StateId(out.states.len() as u32));
         out.states.push(st);
     }
     index
@@ -483,28 +484,37 @@ fn unknown_state(out: &Machine, st: &Name) -> Diagnostic {
 fn transitions(
     m: &ast::Machine,
     out: &mut Machine,
-    index: &IndexMap<&str, StateId>,
+    index: &NameMap<StateId>,
     diags: &mut Vec<Diagnostic>,
 ) {
     // Looked up once per transition: a map keeps resolution linear in the spec's size. It is never iterated.
-    let events: IndexMap<&str, EventId> = out
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, e)| (e.name.as_str(), EventId(i as u32)))
-        .collect();
+    let mut events: NameMap<EventId> = NameMap::with_capacity(out.events.len());
+    for (i, e) in out.events.iter().enumerate() {
+        events.insert_new(e.name.as_str(), EventId(i as u32));
+    }
+    out.transitions.reserve_exact(m.transitions.len());
+    // A state's transitions are usually written together: a source state that is the previous one's is not looked
+    // up again.
+    let mut previous: Option<(&str, Option<StateId>)> = None;
     for t in &m.transitions {
-        let from = index.get(t.from.as_str()).copied();
+        let from = match previous {
+            Some((name, id)) if name == t.from.as_str() => id,
+            _ => {
+                let id = index.get(t.from.as_str());
+                previous = Some((t.from.as_str(), id));
+                id
+            }
+        };
         if from.is_none() {
             diags.push(unknown_state(out, &t.from));
         }
-        let to = index.get(t.to.as_str()).copied();
+        let to = index.get(t.to.as_str());
         if to.is_none() {
             diags.push(unknown_state(out, &t.to));
         }
         let event = match &t.event {
             Some(e) => match events.get(e.text.as_str()) {
-                Some(&id) => Some(Some(id)),
+                Some(id) => Some(Some(id)),
                 None => {
                     diags.push(unknown_event(out, e));
                     None

@@ -3,10 +3,10 @@
 
 use super::duplicate_name;
 use crate::diag::{Code, Diagnostic, did_you_mean};
+use crate::model::hash::{FastMap, NameMap};
 use crate::model::*;
 use crate::oa::OaSpec;
 use crate::source::Name;
-use indexmap::IndexMap;
 
 pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
     let name = Name::new(oa.name(), oa.label.span);
@@ -15,10 +15,12 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
 
     // Name → index maps keep lowering linear: specs can have hundreds of thousands of transitions. They are only
     // looked up, never iterated, so hash maps order nothing.
-    let mut events: IndexMap<&str, EventId> = IndexMap::with_capacity(oa.alphabet_in.len());
-    let mut states: IndexMap<&str, StateId> = IndexMap::with_capacity(oa.states.len());
+    let mut events: NameMap<EventId> = NameMap::with_capacity(oa.alphabet_in.len());
+    let mut states: NameMap<StateId> = NameMap::with_capacity(oa.states.len());
+    m.events.reserve_exact(oa.alphabet_in.len());
+    m.states.reserve_exact(oa.states.len());
     for e in &oa.alphabet_in {
-        match events.get(e.text.as_str()).copied() {
+        match events.insert_new(e.as_str(), EventId(m.events.len() as u32)) {
             Some(first) => diags.push(duplicate_name(
                 Code::DuplicateEvent,
                 "event",
@@ -26,7 +28,6 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
                 m.event(first).name.span,
             )),
             None => {
-                events.insert(e.text.as_str(), EventId(m.events.len() as u32));
                 m.events.push(Event {
                     name: e.clone(),
                     docs: Vec::new(),
@@ -39,7 +40,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         }
     }
     for s in &oa.states {
-        match states.get(s.text.as_str()).copied() {
+        match states.insert_new(s.as_str(), StateId(m.states.len() as u32)) {
             Some(first) => diags.push(duplicate_name(
                 Code::DuplicateState,
                 "state",
@@ -47,7 +48,6 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
                 m.state(first).name.span,
             )),
             None => {
-                states.insert(s.text.as_str(), StateId(m.states.len() as u32));
                 m.states.push(State {
                     name: s.clone(),
                     ..State::default()
@@ -101,18 +101,30 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         });
     }
 
-    // Each name is looked up once; what is unknown is reported below, in table order.
+    // Each name is looked up once; what is unknown is reported below, in table order. Tables list a state's
+    // transitions together (upstream sorts them), so a source state that is the previous one's is not looked up
+    // again: one string comparison instead of a hash lookup.
+    let mut previous: Option<(&str, Option<StateId>)> = None;
     let ids: Vec<(Option<StateId>, Option<StateId>, Option<EventId>)> = oa
         .transitions
         .iter()
         .map(|t| {
+            let from = match previous {
+                Some((name, id)) if name == t.from.as_str() => id,
+                _ => {
+                    let id = states.get(t.from.as_str());
+                    previous = Some((t.from.as_str(), id));
+                    id
+                }
+            };
             (
-                states.get(t.from.as_str()).copied(),
-                states.get(t.to.as_str()).copied(),
-                events.get(t.event.as_str()).copied(),
+                from,
+                states.get(t.to.as_str()),
+                events.get(t.event.as_str()),
             )
         })
         .collect();
+    m.transitions.reserve_exact(oa.transitions.len());
     let keep = last_of_each_key(oa, &ids);
     for (i, t) in oa.transitions.iter().enumerate() {
         if !keep[i] {
@@ -156,12 +168,12 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
 
 fn listed(
     m: &Machine,
-    index: &IndexMap<&str, StateId>,
+    index: &NameMap<StateId>,
     s: &Name,
     list: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<StateId> {
-    let id = index.get(s.text.as_str()).copied();
+    let id = index.get(s.text.as_str());
     if id.is_none() {
         let mut d = Diagnostic::new(
             Code::UnlistedState,
@@ -189,7 +201,7 @@ fn last_of_each_key(
 ) -> Vec<bool> {
     let mut keep = vec![true; oa.transitions.len()];
     let mut resolved: Vec<(u32, u32, usize)> = Vec::with_capacity(ids.len());
-    let mut unresolved: IndexMap<(&str, &str), usize> = IndexMap::new();
+    let mut unresolved: FastMap<(&str, &str), usize> = FastMap::default();
     for (i, (t, &(from, _, event))) in oa.transitions.iter().zip(ids).enumerate() {
         match (from, event) {
             (Some(from), Some(event)) => resolved.push((from.0, event.0, i)),

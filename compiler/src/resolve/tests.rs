@@ -120,3 +120,53 @@ fn a_skipped_yaml_transition_does_not_leave_an_unused_event() {
         [Code::YamlTransitionKey]
     );
 }
+
+#[test]
+fn each_transition_from_an_unknown_state_is_reported() {
+    // A source state equal to the previous transition's is not looked up again: unknown or known, each
+    // transition still gets its own verdict.
+    let yaml = "alphabet_in: [DONE, GO]\ndefault_start_state: ARound\nfinal_states: [CRound]\nlabel: XAbciApp\n\
+                start_states: [ARound]\nstates: [ARound, BRound, CRound]\ntransition_func:\n    \
+                (ARound, DONE): BRound\n    (ZRound, DONE): BRound\n    (ZRound, GO): CRound\n    \
+                (BRound, DONE): CRound\n    (BRound, GO): YRound\n";
+    let diags = check("x_fsm_specification.yaml", yaml);
+    let unknown: Vec<(&str, &str)> = diags
+        .iter()
+        .filter(|d| d.code == Code::UnknownState)
+        .map(|d| (d.message.as_str(), d.help.as_deref().unwrap_or("")))
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            (
+                "state `ZRound` is not in `states`",
+                "did you mean `ARound`?"
+            ),
+            (
+                "state `ZRound` is not in `states`",
+                "did you mean `ARound`?"
+            ),
+            (
+                "state `YRound` is not in `states`",
+                "did you mean `ARound`?"
+            ),
+        ]
+    );
+    // The same in a `.fsm` machine.
+    let src = "machine M { event GO, DONE; start default state A; state B; final state C; (A, GO) -> B; \
+               (Z, GO) -> B; (Z, DONE) -> C; (B, GO) -> C; (B, DONE) -> Y; }";
+    let diags = check("test.fsm", src);
+    let unknown: Vec<&str> = diags
+        .iter()
+        .filter(|d| d.code == Code::UnknownState)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            "unknown state `Z`",
+            "unknown state `Z`",
+            "unknown state `Y`"
+        ]
+    );
+}

@@ -7,9 +7,9 @@ pub enum Rule {
     ///End-of-input
     EOI,
     r#WHITESPACE,
-    r#COMMENT,
-    r#line_comment,
+    r#comment_tail,
     r#block_comment,
+    r#block_tail,
     r#ident_char,
     r#ident,
     r#string,
@@ -97,14 +97,21 @@ pub enum Rule {
     r#only_app,
     r#only_app_open,
     r#only_app_members,
+    r#upto_body,
+    r#between_bodies,
+    r#after_body,
+    r#fast_members,
+    r#fast_member,
+    r#fast_transition,
+    r#fast_state,
 }
 impl Rule {
     pub fn all_rules() -> &'static [Rule] {
         &[
             Rule::r#WHITESPACE,
-            Rule::r#COMMENT,
-            Rule::r#line_comment,
+            Rule::r#comment_tail,
             Rule::r#block_comment,
+            Rule::r#block_tail,
             Rule::r#ident_char,
             Rule::r#ident,
             Rule::r#string,
@@ -192,6 +199,13 @@ impl Rule {
             Rule::r#only_app,
             Rule::r#only_app_open,
             Rule::r#only_app_members,
+            Rule::r#upto_body,
+            Rule::r#between_bodies,
+            Rule::r#after_body,
+            Rule::r#fast_members,
+            Rule::r#fast_member,
+            Rule::r#fast_transition,
+            Rule::r#fast_state,
         ]
     }
 }
@@ -216,23 +230,7 @@ impl ::pest::Parser<Rule> for FsmParser {
                     ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 > {
                     if state.atomicity() == ::pest::Atomicity::NonAtomic {
-                        state
-                            .sequence(|state| {
-                                state
-                                    .repeat(|state| super::visible::WHITESPACE(state))
-                                    .and_then(|state| {
-                                        state
-                                            .repeat(|state| {
-                                                state
-                                                    .sequence(|state| {
-                                                        super::visible::COMMENT(state)
-                                                            .and_then(|state| {
-                                                                state.repeat(|state| super::visible::WHITESPACE(state))
-                                                            })
-                                                    })
-                                            })
-                                    })
-                            })
+                        state.repeat(|state| super::visible::WHITESPACE(state))
                     } else {
                         Ok(state)
                     }
@@ -252,80 +250,76 @@ impl ::pest::Parser<Rule> for FsmParser {
                             ::pest::Atomicity::Atomic,
                             |state| {
                                 state
-                                    .match_string(" ")
-                                    .or_else(|state| { state.match_string("\n") })
-                                    .or_else(|state| { state.match_string("\t") })
-                                    .or_else(|state| { state.match_string("\r") })
-                                    .or_else(|state| { state.match_string("\u{feff}") })
-                            },
-                        )
-                }
-                #[inline]
-                #[allow(non_snake_case, unused_variables)]
-                pub fn r#COMMENT(
-                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                ) -> ::pest::ParseResult<
-                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                > {
-                    state
-                        .atomic(
-                            ::pest::Atomicity::Atomic,
-                            |state| {
-                                state
-                                    .sequence(|state| {
+                                    .match_range(' '..' ')
+                                    .or_else(|state| { state.match_range('\t'..'\n') })
+                                    .or_else(|state| {
                                         state
-                                            .lookahead(true, |state| { state.match_string("/") })
-                                            .and_then(|state| {
-                                                self::r#block_comment(state)
-                                                    .or_else(|state| { self::r#line_comment(state) })
+                                            .sequence(|state| {
+                                                state
+                                                    .match_string("/")
+                                                    .and_then(|state| { self::r#comment_tail(state) })
                                             })
+                                    })
+                                    .or_else(|state| { state.match_range('\r'..'\r') })
+                                    .or_else(|state| {
+                                        state.match_range('\u{feff}'..'\u{feff}')
                                     })
                             },
                         )
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
-                pub fn r#line_comment(
+                pub fn r#comment_tail(
                     state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 ) -> ::pest::ParseResult<
                     ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 > {
+                    let state = state.check_stack_limit()?;
                     state
                         .sequence(|state| {
                             state
-                                .match_string("//")
+                                .match_string("*")
                                 .and_then(|state| { super::hidden::skip(state) })
-                                .and_then(|state| {
+                                .and_then(|state| { self::r#block_tail(state) })
+                        })
+                        .or_else(|state| {
+                            state
+                                .sequence(|state| {
                                     state
-                                        .lookahead(false, |state| { state.match_string("/") })
-                                        .or_else(|state| { state.match_string("//") })
-                                })
-                                .and_then(|state| { super::hidden::skip(state) })
-                                .and_then(|state| {
-                                    state
-                                        .sequence(|state| {
+                                        .match_string("/")
+                                        .and_then(|state| { super::hidden::skip(state) })
+                                        .and_then(|state| {
                                             state
-                                                .optional(|state| {
+                                                .lookahead(false, |state| { state.match_string("/") })
+                                                .or_else(|state| { state.match_string("//") })
+                                        })
+                                        .and_then(|state| { super::hidden::skip(state) })
+                                        .and_then(|state| {
+                                            state
+                                                .sequence(|state| {
                                                     state
-                                                        .sequence(|state| {
+                                                        .optional(|state| {
                                                             state
-                                                                .lookahead(false, |state| { state.match_string("\n") })
-                                                                .and_then(|state| { super::hidden::skip(state) })
-                                                                .and_then(|state| { self::r#ANY(state) })
-                                                        })
-                                                        .and_then(|state| {
-                                                            state
-                                                                .repeat(|state| {
+                                                                .sequence(|state| {
                                                                     state
-                                                                        .sequence(|state| {
-                                                                            super::hidden::skip(state)
-                                                                                .and_then(|state| {
-                                                                                    state
-                                                                                        .sequence(|state| {
+                                                                        .lookahead(false, |state| { state.match_string("\n") })
+                                                                        .and_then(|state| { super::hidden::skip(state) })
+                                                                        .and_then(|state| { self::r#ANY(state) })
+                                                                })
+                                                                .and_then(|state| {
+                                                                    state
+                                                                        .repeat(|state| {
+                                                                            state
+                                                                                .sequence(|state| {
+                                                                                    super::hidden::skip(state)
+                                                                                        .and_then(|state| {
                                                                                             state
-                                                                                                .lookahead(false, |state| { state.match_string("\n") })
-                                                                                                .and_then(|state| { super::hidden::skip(state) })
-                                                                                                .and_then(|state| { self::r#ANY(state) })
+                                                                                                .sequence(|state| {
+                                                                                                    state
+                                                                                                        .lookahead(false, |state| { state.match_string("\n") })
+                                                                                                        .and_then(|state| { super::hidden::skip(state) })
+                                                                                                        .and_then(|state| { self::r#ANY(state) })
+                                                                                                })
                                                                                         })
                                                                                 })
                                                                         })
@@ -348,37 +342,47 @@ impl ::pest::Parser<Rule> for FsmParser {
                             state
                                 .match_string("/*")
                                 .and_then(|state| { super::hidden::skip(state) })
-                                .and_then(|state| {
+                                .and_then(|state| { self::r#block_tail(state) })
+                        })
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#block_tail(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .sequence(|state| {
+                            state
+                                .sequence(|state| {
                                     state
-                                        .sequence(|state| {
-                                            state
-                                                .optional(|state| {
-                                                    self::r#block_comment(state)
-                                                        .or_else(|state| {
+                                        .optional(|state| {
+                                            self::r#block_comment(state)
+                                                .or_else(|state| {
+                                                    state
+                                                        .sequence(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { state.match_string("*/") })
+                                                                .and_then(|state| { super::hidden::skip(state) })
+                                                                .and_then(|state| { self::r#ANY(state) })
+                                                        })
+                                                })
+                                                .and_then(|state| {
+                                                    state
+                                                        .repeat(|state| {
                                                             state
                                                                 .sequence(|state| {
-                                                                    state
-                                                                        .lookahead(false, |state| { state.match_string("*/") })
-                                                                        .and_then(|state| { super::hidden::skip(state) })
-                                                                        .and_then(|state| { self::r#ANY(state) })
-                                                                })
-                                                        })
-                                                        .and_then(|state| {
-                                                            state
-                                                                .repeat(|state| {
-                                                                    state
-                                                                        .sequence(|state| {
-                                                                            super::hidden::skip(state)
-                                                                                .and_then(|state| {
-                                                                                    self::r#block_comment(state)
-                                                                                        .or_else(|state| {
+                                                                    super::hidden::skip(state)
+                                                                        .and_then(|state| {
+                                                                            self::r#block_comment(state)
+                                                                                .or_else(|state| {
+                                                                                    state
+                                                                                        .sequence(|state| {
                                                                                             state
-                                                                                                .sequence(|state| {
-                                                                                                    state
-                                                                                                        .lookahead(false, |state| { state.match_string("*/") })
-                                                                                                        .and_then(|state| { super::hidden::skip(state) })
-                                                                                                        .and_then(|state| { self::r#ANY(state) })
-                                                                                                })
+                                                                                                .lookahead(false, |state| { state.match_string("*/") })
+                                                                                                .and_then(|state| { super::hidden::skip(state) })
+                                                                                                .and_then(|state| { self::r#ANY(state) })
                                                                                         })
                                                                                 })
                                                                         })
@@ -422,7 +426,11 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                     self::r#ASCII_ALPHA(state)
                                                         .or_else(|state| { state.match_string("_") })
                                                         .and_then(|state| {
-                                                            state.repeat(|state| { self::r#ident_char(state) })
+                                                            state
+                                                                .repeat(|state| {
+                                                                    self::r#ASCII_ALPHANUMERIC(state)
+                                                                        .or_else(|state| { state.match_string("_") })
+                                                                })
                                                         })
                                                 })
                                         },
@@ -2978,6 +2986,334 @@ impl ::pest::Parser<Rule> for FsmParser {
                         )
                 }
                 #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#upto_body(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#upto_body,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#SOI(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                self::r#inner_attr(state)
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| { self::r#inner_attr(state) })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                self::r#item(state)
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| { self::r#item(state) })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#machine_head(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#lbrace(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#EOI(state) })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#between_bodies(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#between_bodies,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#SOI(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#rbrace(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                self::r#item(state)
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| { self::r#item(state) })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#machine_head(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#lbrace(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#EOI(state) })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#after_body(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#after_body,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#SOI(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#rbrace(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                self::r#item(state)
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| { self::r#item(state) })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#EOI(state) })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#fast_members(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#fast_members,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#SOI(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                self::r#fast_member(state)
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| { self::r#fast_member(state) })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#EOI(state) })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#fast_member(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    let state = state.check_stack_limit()?;
+                    self::r#fast_transition(state)
+                        .or_else(|state| { self::r#fast_state(state) })
+                        .or_else(|state| { self::r#member(state) })
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#fast_transition(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#fast_transition,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        state
+                                            .match_string("(")
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { state.match_string(",") })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { state.match_string(")") })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { state.match_string("->") })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .match_string(";")
+                                                    .or_else(|state| {
+                                                        state
+                                                            .sequence(|state| {
+                                                                state
+                                                                    .sequence(|state| {
+                                                                        self::r#trans_opt(state)
+                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                            .and_then(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        state
+                                                                                            .optional(|state| {
+                                                                                                self::r#trans_opt(state)
+                                                                                                    .and_then(|state| {
+                                                                                                        state
+                                                                                                            .repeat(|state| {
+                                                                                                                state
+                                                                                                                    .sequence(|state| {
+                                                                                                                        super::hidden::skip(state)
+                                                                                                                            .and_then(|state| { self::r#trans_opt(state) })
+                                                                                                                    })
+                                                                                                            })
+                                                                                                    })
+                                                                                            })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                                    .and_then(|state| { super::hidden::skip(state) })
+                                                                    .and_then(|state| { state.match_string(";") })
+                                                            })
+                                                    })
+                                            })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#fast_state(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#fast_state,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        state
+                                            .sequence(|state| {
+                                                state
+                                                    .optional(|state| {
+                                                        self::r#state_mod(state)
+                                                            .and_then(|state| {
+                                                                state
+                                                                    .repeat(|state| {
+                                                                        state
+                                                                            .sequence(|state| {
+                                                                                super::hidden::skip(state)
+                                                                                    .and_then(|state| { self::r#state_mod(state) })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#kw_state(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .optional(|state| {
+                                                        state
+                                                            .sequence(|state| {
+                                                                state
+                                                                    .match_string(":")
+                                                                    .and_then(|state| { super::hidden::skip(state) })
+                                                                    .and_then(|state| { self::r#ident(state) })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .match_string(";")
+                                                    .or_else(|state| { self::r#state_body(state) })
+                                            })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
                 #[allow(dead_code, non_snake_case, unused_variables)]
                 pub fn ANY(
                     state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
@@ -3044,9 +3380,9 @@ impl ::pest::Parser<Rule> for FsmParser {
             |state| {
                 match rule {
                     Rule::r#WHITESPACE => rules::r#WHITESPACE(state),
-                    Rule::r#COMMENT => rules::r#COMMENT(state),
-                    Rule::r#line_comment => rules::r#line_comment(state),
+                    Rule::r#comment_tail => rules::r#comment_tail(state),
                     Rule::r#block_comment => rules::r#block_comment(state),
+                    Rule::r#block_tail => rules::r#block_tail(state),
                     Rule::r#ident_char => rules::r#ident_char(state),
                     Rule::r#ident => rules::r#ident(state),
                     Rule::r#string => rules::r#string(state),
@@ -3134,6 +3470,13 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#only_app => rules::r#only_app(state),
                     Rule::r#only_app_open => rules::r#only_app_open(state),
                     Rule::r#only_app_members => rules::r#only_app_members(state),
+                    Rule::r#upto_body => rules::r#upto_body(state),
+                    Rule::r#between_bodies => rules::r#between_bodies(state),
+                    Rule::r#after_body => rules::r#after_body(state),
+                    Rule::r#fast_members => rules::r#fast_members(state),
+                    Rule::r#fast_member => rules::r#fast_member(state),
+                    Rule::r#fast_transition => rules::r#fast_transition(state),
+                    Rule::r#fast_state => rules::r#fast_state(state),
                     Rule::EOI => rules::EOI(state),
                 }
             },

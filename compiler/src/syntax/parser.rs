@@ -1,10 +1,14 @@
 //! Text → syntax tree. pest does the parsing; this module turns pairs into [`ast`](super::ast) nodes with spans
 //! and pest's errors into diagnostics.
 //!
-//! A file that parses is parsed once, whole. A file that does not is parsed again piece by piece
-//! ([`recover`]), so that every syntax error in it is reported and the rest of it still makes a tree.
+//! A file that parses is parsed once: whole, or in pieces when it holds a long machine body ([`chunk`], which
+//! bounds pest's memory and shares the body among threads). A file that does not is parsed again piece by piece
+//! ([`recover`]), so that every syntax error in it is reported and the rest of it still makes a tree; the
+//! recovery starts from where parsing the whole file stops, which the pieces of a large file tell without the
+//! whole parse.
 
 mod build;
+mod chunk;
 mod diagnose;
 pub(crate) mod lex;
 mod recover;
@@ -38,7 +42,22 @@ pub const MAX_NESTING: usize = 64;
 /// edit, such as a missing `;`, made parse). The tree is `None` only when the file could not be split into pieces
 /// at all: nesting deeper than [`MAX_NESTING`], or a parser out of stack.
 pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
-    if let Some(at) = too_deep(text) {
+    parse_in_runs(file, text, chunk::RUN, chunk::threads)
+}
+
+/// [`parse`], with a long body cut into runs of `run` bytes parsed on up to `threads()` threads (the tests cut
+/// small files too).
+fn parse_in_runs(
+    file: FileId,
+    text: &str,
+    run: usize,
+    threads: impl FnOnce() -> usize,
+) -> (Option<File>, Vec<Diagnostic>) {
+    let plan = chunk::plan(text, run);
+    // The plan's scan counts nesting as `too_deep` does: a file it found shallow need not be scanned again.
+    if plan.as_ref().is_none_or(|p| p.deepest > MAX_NESTING)
+        && let Some(at) = too_deep(text, MAX_NESTING)
+    {
         let d = Diagnostic::new(
             Code::Syntax,
             format!("nesting deeper than {MAX_NESTING} levels"),
@@ -47,56 +66,82 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
         .help("flatten the nested brackets or comments");
         return (None, vec![d]);
     }
-    match FsmParser::parse(Rule::file, text) {
-        Ok(mut pairs) => {
-            let mut out = File {
-                comments: super::trivia::comments(file, text),
-                ..File::default()
-            };
-            let Some(root) = pairs.next() else {
-                return (Some(out), Vec::new());
-            };
-            let b = Builder::new(file, Origin::at(0));
-            for pair in root.into_inner() {
-                match pair.as_rule() {
-                    Rule::inner_attr => out.lints.extend(b.lint_attr(pair)),
-                    Rule::import => out.imports.push(b.import(pair)),
-                    Rule::machine => out.machines.push(b.machine(pair)),
-                    Rule::app => out.apps.push(b.app(pair)),
-                    _ => {}
-                }
+    // Where parsing the whole file stops, when the pieces tell without parsing it whole (which on a large file
+    // would hold pest's tokens for all of it up to there), and the error of that whole parse when it was made.
+    let (failed_at, error) = match plan.map(|p| chunk::parse(file, text, &p, threads())) {
+        Some(Ok(tree)) => return (Some(tree), Vec::new()),
+        Some(Err(Some(at))) => (at, None),
+        Some(Err(None)) | None => match whole(file, text) {
+            Ok(mut tree) => {
+                tree.comments = super::trivia::comments(file, text);
+                return (Some(tree), Vec::new());
             }
-            (Some(out), Vec::new())
-        }
-        // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out of room:
-        // parsing the pieces again would run out of room the same way.
-        Err(e) if matches!(e.variant, pest::error::ErrorVariant::CustomError { .. }) => {
-            (None, vec![syntax_error(file, text, e)])
-        }
-        Err(e) => {
-            let failed_at = match e.location {
-                pest::error::InputLocation::Pos(p) => p,
-                pest::error::InputLocation::Span((s, _)) => s,
-            };
-            let (mut tree, mut diags) = recover::parse(file, text, failed_at);
-            tree.comments = super::trivia::comments(file, text);
-            if diags.is_empty() {
-                // The pieces all parsed although the whole did not: never lose the error.
-                diags.push(syntax_error(file, text, e));
+            // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out
+            // of room: parsing the pieces again would run out of room the same way.
+            Err(e) if matches!(e.variant, pest::error::ErrorVariant::CustomError { .. }) => {
+                return (None, vec![syntax_error(file, text, e)]);
             }
-            (Some(tree), diags)
+            Err(e) => {
+                let at = match e.location {
+                    pest::error::InputLocation::Pos(p) => p,
+                    pest::error::InputLocation::Span((s, _)) => s,
+                };
+                (at, Some(e))
+            }
+        },
+    };
+    let (mut tree, mut diags) = recover::parse(file, text, failed_at);
+    tree.comments = super::trivia::comments(file, text);
+    if diags.is_empty() {
+        // The pieces all parsed although the whole did not: never lose the error.
+        match error.map_or_else(|| whole(file, text), Err) {
+            Err(e) if matches!(e.variant, pest::error::ErrorVariant::CustomError { .. }) => {
+                return (None, vec![syntax_error(file, text, e)]);
+            }
+            Err(e) => diags.push(syntax_error(file, text, e)),
+            // Only the whole file's parse can tell what the error was; had it parsed, its tree is the answer.
+            Ok(mut whole) => {
+                whole.comments = tree.comments;
+                return (Some(whole), Vec::new());
+            }
         }
     }
+    (Some(tree), diags)
 }
 
-/// Finds the first byte where nesting exceeds [`MAX_NESTING`], skipping strings and line comments.
+/// Parses the whole file at once: its tree without comments, or pest's error.
+fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
+    let mut out = File::default();
+    let Some(root) = FsmParser::parse(Rule::file, text)?.next() else {
+        return Ok(out);
+    };
+    let b = Builder::new(file, Origin::at(0));
+    for pair in root.into_inner() {
+        match pair.as_rule() {
+            Rule::inner_attr => out.lints.extend(b.lint_attr(pair)),
+            Rule::import => out.imports.push(b.import(pair)),
+            Rule::machine => out.machines.push(b.machine(pair)),
+            Rule::app => out.apps.push(b.app(pair)),
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// Finds the first byte where nesting exceeds `limit` ([`MAX_NESTING`]), skipping strings and line comments.
 ///
 /// The scan mirrors the grammar's lexing: inside a block comment only `/*` and `*/` mean anything (a `"` or `//`
 /// there is comment text), so neither can hide the brackets after the comment from the count.
-fn too_deep(text: &str) -> Option<usize> {
+fn too_deep(text: &str, limit: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let (mut depth, mut comments, mut i) = (0usize, 0usize, 0usize);
-    while i < bytes.len() {
+    // Other bytes change nothing here; stepping over them in a tight loop makes the scan several times faster.
+    const SPECIAL: [bool; 256] = chunk::byte_set(b"/*\"([{<)]}>");
+    loop {
+        i = chunk::next_special(bytes, i, &SPECIAL);
+        if i >= bytes.len() {
+            break;
+        }
         let next = bytes.get(i + 1).copied();
         match (bytes[i], next) {
             (b'/', Some(b'*')) => {
@@ -125,7 +170,7 @@ fn too_deep(text: &str) -> Option<usize> {
             (b')' | b']' | b'}' | b'>', _) => depth = depth.saturating_sub(1),
             _ => {}
         }
-        if depth > MAX_NESTING {
+        if depth > limit {
             return Some(i);
         }
         i += 1;

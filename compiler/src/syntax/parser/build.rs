@@ -69,7 +69,10 @@ impl Builder {
     }
 
     pub fn span(&self, pair: &Pair<'_, Rule>) -> Span {
-        let s = pair.as_span();
+        self.span_of(pair.as_span())
+    }
+
+    fn span_of(&self, s: pest::Span<'_>) -> Span {
         Span::new(
             self.file,
             self.origin.map(s.start()),
@@ -77,8 +80,10 @@ impl Builder {
         )
     }
 
+    /// A name and where it is (one look at pest's tokens for both: a large spec has millions of names).
     fn name(&self, pair: &Pair<'_, Rule>) -> Name {
-        Name::new(pair.as_str(), self.span(pair))
+        let s = pair.as_span();
+        Name::new(s.as_str(), self.span_of(s))
     }
 
     /// `#![…]` or `#[…]`: the level and the lints inside.
@@ -146,8 +151,10 @@ impl Builder {
             Rule::ident => m.profile = Some(self.name(&p)),
             Rule::event_decl => self.events(p, &mut m.events),
             Rule::key_decl => m.keys.push(self.key(p)),
-            Rule::state_decl => m.states.push(self.state(p)),
-            Rule::transition => m.transitions.push(self.transition(p)),
+            // `fast_state` and `fast_transition` (the fast path's, see `chunk.rs`) are the same statements with
+            // fewer pairs, none of which these read.
+            Rule::state_decl | Rule::fast_state => m.states.push(self.state(p)),
+            Rule::transition | Rule::fast_transition => m.transitions.push(self.transition(p)),
             Rule::direct_transition => self.direct(p, &mut m.transitions),
             Rule::property => m.properties.push(self.property(p)),
             _ => {}

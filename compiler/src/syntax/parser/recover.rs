@@ -25,6 +25,10 @@ const MAX_ERRORS: usize = 100;
 /// A byte range of the file.
 type Range = (usize, usize);
 
+/// The most statements parsed in one call (see [`Recover::statements`]): about as many as the fast path parses at
+/// once in a large body (see [`RUN`](super::chunk::RUN)).
+const MAX_RUN: usize = 1024;
+
 /// Parses `text` piece by piece, reporting every syntax error. Returns the tree of what parsed. `failed_at` is
 /// where parsing the whole file stopped: the run of statements holding it need not be parsed again to find it.
 pub(super) fn parse(file: FileId, text: &str, failed_at: usize) -> (File, Vec<Diagnostic>) {
@@ -786,7 +790,8 @@ impl<'t> Recover<'t> {
     /// A run holds one statement after an error and twice as many after each run that parses: pest's error costs
     /// time in proportion to its input after the error (it looks for the end of the error's line from the end of
     /// the input), so a run is never much longer than what parsed since the last error, and the whole stays
-    /// linear in the size of the body however many statements fail.
+    /// linear in the size of the body however many statements fail. Nor is a run longer than [`MAX_RUN`]
+    /// statements, so that pest's tokens for it stay small however long the body.
     fn statements(&mut self, ctx: Ctx, ranges: &[Range], sink: &mut dyn Sink) {
         let mut work = ranges.to_vec();
         let mut i = 0;
@@ -804,7 +809,7 @@ impl<'t> Recover<'t> {
                 None => match self.parse_run(ctx, (a, b), sink) {
                     Ok(()) => {
                         i = j;
-                        run = run.saturating_mul(2);
+                        run = run.saturating_mul(2).min(MAX_RUN);
                         continue;
                     }
                     Err(e) => (a + failure_of(&e).0, Some(e)),

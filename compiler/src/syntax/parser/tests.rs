@@ -141,6 +141,32 @@ fn deep_nesting_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn a_long_body_with_errors_far_apart_keeps_everything_else() {
+    // Longer than one run of the fast path and than the recovery's longest run: the errors are found where they
+    // are, and every other statement is in the tree.
+    let mut text = String::from("machine M {\n    event GO;\n");
+    let n = 3000;
+    for i in 0..n {
+        let semi = if i == 5 || i == 2500 { "" } else { ";" };
+        text.push_str(&format!("    (S{i}, GO) -> S{}{semi}\n", i + 1));
+    }
+    text.push_str("}\n");
+    assert!(text.len() > chunk::RUN);
+    let (tree, diags) = parse(FileId(0), &text);
+    let lines: Vec<usize> = diags
+        .iter()
+        .map(|d| {
+            text[..d.primary.as_ref().unwrap().span.start as usize]
+                .lines()
+                .count()
+        })
+        .collect();
+    assert_eq!(lines, [8, 2503], "{diags:#?}");
+    // A missing `;` is repaired, so both statements around it stay.
+    assert_eq!(tree.unwrap().machines[0].transitions.len(), n);
+}
+
+#[test]
 fn unquote_resolves_escapes() {
     assert_eq!(unquote(r#""a\"b\\c\n""#), "a\"b\\c\n");
 }
