@@ -145,7 +145,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
                     out.keys[id.index()].cross_period |= k.cross_period;
                 }
                 None => {
-                    key_index.insert(k.name.text.clone(), KeyId(out.keys.len() as u32));
+                    key_index.insert(k.name.text.to_string(), KeyId(out.keys.len() as u32));
                     out.keys.push(k.clone());
                 }
             }
@@ -157,10 +157,12 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
         for (t, to) in &p.transitions {
             let event = t.event.map(|e| {
                 let ev = m.event(e);
-                *event_index.entry(ev.name.text.clone()).or_insert_with(|| {
-                    out.events.push(ev.clone());
-                    EventId(out.events.len() as u32 - 1)
-                })
+                *event_index
+                    .entry(ev.name.text.to_string())
+                    .or_insert_with(|| {
+                        out.events.push(ev.clone());
+                        EventId(out.events.len() as u32 - 1)
+                    })
             });
             let Some(&to) = state_index.get(to) else {
                 continue;
@@ -176,7 +178,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
     // Re-index per-state references (keys, outcome events) into the composed machine's tables.
     for (i, s) in out.states.iter_mut().enumerate() {
         let m = spec.machine(origin[i]);
-        let rekey = |list: &mut Vec<(KeyId, crate::source::Span)>| {
+        let rekey = |list: &mut crate::model::ThinVec<(KeyId, crate::source::Span)>| {
             list.retain_mut(|(k, _)| match key_index.get(m.key(*k).name.as_str()) {
                 Some(&nk) => {
                     *k = nk;
@@ -235,7 +237,7 @@ pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
     };
     let names = |m: &Machine, ks: &[(KeyId, crate::source::Span)]| -> BTreeSet<String> {
         ks.iter()
-            .map(|(k, _)| m.key(*k).name.text.clone())
+            .map(|(k, _)| m.key(*k).name.text.to_string())
             .collect()
     };
     let initial = names(fm, &fm.state(start).requires);

@@ -20,6 +20,7 @@ pub mod loader;
 pub mod lsp;
 pub mod model;
 pub mod oa;
+mod par;
 pub mod resolve;
 pub mod source;
 pub mod syntax;

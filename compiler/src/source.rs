@@ -41,16 +41,21 @@ impl Span {
 }
 
 /// A name written in a spec, with where it was written.
+///
+/// The text is a [`SmolStr`]: names of up to 23 bytes (nearly all) live in the `Name` itself, so a tree of
+/// hundreds of thousands of transitions does not make a heap allocation per name, and a clone copies bytes.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Name {
-    pub text: String,
+    pub text: SmolStr,
     pub span: Span,
 }
 
+pub use smol_str::SmolStr;
+
 impl Name {
-    pub fn new(text: impl Into<String>, span: Span) -> Name {
+    pub fn new(text: impl AsRef<str>, span: Span) -> Name {
         Name {
-            text: text.into(),
+            text: SmolStr::new(text),
             span,
         }
     }

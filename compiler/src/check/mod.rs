@@ -62,19 +62,36 @@ pub fn check(spec: Spec) -> Report {
 
 /// Every check that applies to one machine on its own (also run on each composed app).
 pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    structure::check(m, &mut out);
     if m.states.is_empty() {
+        let mut out = Vec::new();
+        structure::check(m, &mut out);
         return out;
     }
-    names::check(m, &mut out);
-    // Graph facts are consequences of one reported problem when transitions were dropped (`incomplete`) or
-    // none were written (E0208): every state would be a dead end or unreachable and every event unused.
-    let graph = if m.incomplete || m.transitions.is_empty() {
-        graph::Graph::build(m)
-    } else {
-        graph::check(m, &mut out)
-    };
+    // The graph's checks need nothing the others find: on a large machine they run beside them, and their
+    // findings follow the others' as they would in order.
+    let large = m.transitions.len() + m.states.len() >= 2 * crate::par::MIN_ITEMS_PER_THREAD;
+    let ((graph, found), mut out) = crate::par::join(
+        large,
+        || {
+            let mut found = Vec::new();
+            // Graph facts are consequences of one reported problem when transitions were dropped (`incomplete`)
+            // or none were written (E0208): every state would be a dead end or unreachable and every event
+            // unused.
+            let graph = if m.incomplete || m.transitions.is_empty() {
+                graph::Graph::build(m)
+            } else {
+                graph::check(m, &mut found)
+            };
+            (graph, found)
+        },
+        || {
+            let mut out = Vec::new();
+            structure::check(m, &mut out);
+            names::check(m, &mut out);
+            out
+        },
+    );
+    out.extend(found);
     rounds::check(m, &graph.outgoing, &mut out);
     dataflow::check(m, &graph, &mut out);
     profiles::check(m, &graph, &mut out);

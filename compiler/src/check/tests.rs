@@ -524,7 +524,7 @@ fn a_stage_may_have_no_acting_agents_and_reward_nobody() {
         b.acting.is_empty() && b.rewarded.is_none(),
         "not written: the default"
     );
-    assert_eq!(c.rewarded.as_ref().map(Vec::len), Some(1));
+    assert_eq!(c.rewarded.as_ref().map(|r| r.len()), Some(1));
 }
 
 #[test]

@@ -88,13 +88,13 @@ fn guards_and_actions(m: &Machine) -> (Vec<String>, Vec<String>) {
     let (mut guards, mut actions): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     for t in &m.transitions {
         for g in &t.guards {
-            if !guards.contains(&g.name.text) {
-                guards.push(g.name.text.clone());
+            if !guards.contains(&g.name.text.to_string()) {
+                guards.push(g.name.text.to_string());
             }
         }
         for a in &t.actions {
-            if !actions.contains(&a.text) {
-                actions.push(a.text.clone());
+            if !actions.contains(&a.text.to_string()) {
+                actions.push(a.text.to_string());
             }
         }
     }

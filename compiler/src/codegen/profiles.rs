@@ -446,7 +446,7 @@ fn app_round(m: &Machine, sid: crate::model::StateId, none_handled: bool) -> Opt
             )
         }
     };
-    let mut docs = s.docs.clone();
+    let mut docs = s.docs.to_vec();
     if docs.is_empty() {
         docs.push(format!("The proactive action of `{}`.", s.name));
     }

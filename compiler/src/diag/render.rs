@@ -51,10 +51,25 @@ pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
-fn files(map: &SourceMap) -> SimpleFiles<String, std::borrow::Cow<'_, str>> {
+/// The files for codespan, with the text of those `diags` point into: codespan finds the lines of every text it
+/// is given, and a check of a large spec with nothing to report should not read it again for that.
+fn files<'m>(
+    map: &'m SourceMap,
+    diags: &[Diagnostic],
+) -> SimpleFiles<String, std::borrow::Cow<'m, str>> {
+    let shown: std::collections::BTreeSet<_> = diags
+        .iter()
+        .flat_map(|d| d.primary.iter().chain(&d.secondary))
+        .map(|l| l.span.file)
+        .collect();
     let mut files = SimpleFiles::new();
-    for (_, f) in map.files() {
-        files.add(inert(&f.name).into_owned(), inert_source(&f.text));
+    for (id, f) in map.files() {
+        let text = if shown.contains(&id) {
+            inert_source(&f.text)
+        } else {
+            std::borrow::Cow::Borrowed("")
+        };
+        files.add(inert(&f.name).into_owned(), text);
     }
     files
 }
@@ -96,7 +111,7 @@ const MAX_SNIPPET_LINE: usize = 400;
 
 /// rustc-style text: `error[E0104]: …`, `--> file:line:col`, the source line with a caret, labels, help.
 pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
-    let files = files(map);
+    let files = files(map, diags);
     // ASCII drawing gives rustc's familiar `-->`, `|` and `^`, and survives any terminal or log viewer.
     let full = Config {
         chars: term::Chars::ascii(),

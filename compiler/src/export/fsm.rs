@@ -38,7 +38,10 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
         list(
             &mut head,
             "    roles ",
-            &m.roles.iter().map(|r| r.text.clone()).collect::<Vec<_>>(),
+            &m.roles
+                .iter()
+                .map(|r| r.text.to_string())
+                .collect::<Vec<_>>(),
             ";",
         );
     }
@@ -46,7 +49,10 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
         list(
             &mut head,
             "    agents ",
-            &m.agents.iter().map(|r| r.text.clone()).collect::<Vec<_>>(),
+            &m.agents
+                .iter()
+                .map(|r| r.text.to_string())
+                .collect::<Vec<_>>(),
             ";",
         );
     }
@@ -107,7 +113,7 @@ fn events(m: &Machine) -> String {
         .filter(|e| {
             e.docs.is_empty() && e.timeout.is_none() && e.fields.is_empty() && e.role.is_none()
         })
-        .map(|e| e.name.text.clone())
+        .map(|e| e.name.text.to_string())
         .collect();
     if !plain.is_empty() {
         list(&mut out, "    event ", &plain, ";");
@@ -180,7 +186,7 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
     let key = |k: &crate::model::KeyId| {
         m.keys
             .get(k.index())
-            .map_or_else(String::new, |k| k.name.text.clone())
+            .map_or_else(String::new, |k| k.name.text.to_string())
     };
     for (name, keys) in [
         ("reads", &s.reads),
@@ -228,7 +234,7 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
         }
         let names: Vec<String> = agents
             .iter()
-            .filter_map(|(a, _)| m.agents.get(*a).map(|n| n.text.clone()))
+            .filter_map(|(a, _)| m.agents.get(*a).map(|n| n.text.to_string()))
             .collect();
         let list = if names.is_empty() {
             NOBODY.to_string()

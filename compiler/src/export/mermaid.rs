@@ -112,7 +112,7 @@ fn ids(m: &crate::model::Machine) -> Vec<String> {
         .enumerate()
         .map(|(i, s)| {
             if plain(s.name.as_str()) {
-                return s.name.text.clone();
+                return s.name.text.to_string();
             }
             let mut id = format!("fsmc_state_{i}");
             while taken.contains(&id) {

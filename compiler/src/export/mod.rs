@@ -69,7 +69,7 @@ impl<'a> Target<'a> {
                         .spec
                         .machines
                         .get(m.index())
-                        .map_or_else(String::new, |x| x.name.text.clone());
+                        .map_or_else(String::new, |x| x.name.text.to_string());
                     out.push((
                         *m,
                         Cluster {
@@ -249,7 +249,7 @@ pub(crate) fn transition_label(m: &Machine, t: &crate::model::Transition) -> Str
     if let Some(e) = t.event.and_then(|e| m.events.get(e.index())) {
         parts.push(match e.timeout {
             Some(timeout) => format!("{} ({})", e.name.text, fsm::duration(timeout.duration)),
-            None => e.name.text.clone(),
+            None => e.name.text.to_string(),
         });
     }
     for g in &t.guards {

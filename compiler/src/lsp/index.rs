@@ -106,7 +106,7 @@ pub fn scope(units: &[Unit], unit: usize) -> BTreeMap<String, MachineRef> {
     };
     for (index, m) in file.machines.iter().enumerate() {
         scope
-            .entry(m.name.text.clone())
+            .entry(m.name.text.to_string())
             .or_insert(MachineRef { unit, index });
     }
     for (imp, target) in file.imports.iter().zip(&u.imports) {
@@ -115,7 +115,7 @@ pub fn scope(units: &[Unit], unit: usize) -> BTreeMap<String, MachineRef> {
         match &imp.alias {
             Some(alias) => {
                 if let [(only, _)] = machines.as_slice() {
-                    scope.entry(alias.text.clone()).or_insert(*only);
+                    scope.entry(alias.text.to_string()).or_insert(*only);
                 }
             }
             None => {
@@ -222,23 +222,23 @@ impl Builder<'_> {
             let r = MachineRef { unit: u, index };
             self.push(m.name.span, Sym::Machine(r), true);
             for s in &m.states {
-                self.push(s.name.span, Sym::State(r, s.name.text.clone()), true);
+                self.push(s.name.span, Sym::State(r, s.name.text.to_string()), true);
                 for p in &s.properties {
                     self.property(r, p);
                 }
             }
             for e in &m.events {
-                self.push(e.name.span, Sym::Event(r, e.name.text.clone()), true);
+                self.push(e.name.span, Sym::Event(r, e.name.text.to_string()), true);
             }
             for k in &m.keys {
-                self.push(k.name.span, Sym::Key(r, k.name.text.clone()), true);
+                self.push(k.name.span, Sym::Key(r, k.name.text.to_string()), true);
             }
             for t in &m.transitions {
-                self.push(t.from.span, Sym::State(r, t.from.text.clone()), false);
+                self.push(t.from.span, Sym::State(r, t.from.text.to_string()), false);
                 if let Some(e) = &t.event {
-                    self.push(e.span, Sym::Event(r, e.text.clone()), false);
+                    self.push(e.span, Sym::Event(r, e.text.to_string()), false);
                 }
-                self.push(t.to.span, Sym::State(r, t.to.text.clone()), false);
+                self.push(t.to.span, Sym::State(r, t.to.text.to_string()), false);
             }
         }
         let Some(unit) = units.get(u) else { return };
@@ -257,7 +257,7 @@ impl Builder<'_> {
                 .chain
                 .iter()
                 .filter_map(|n| {
-                    let r = scope.get(&n.text).copied()?;
+                    let r = scope.get(n.text.as_str()).copied()?;
                     self.push(n.span, Sym::Machine(r), false);
                     Some(r)
                 })
@@ -266,7 +266,7 @@ impl Builder<'_> {
                 for side in [&mapping.from, &mapping.to] {
                     let owner = match &side.machine {
                         Some(mn) => {
-                            let r = scope.get(&mn.text).copied();
+                            let r = scope.get(mn.text.as_str()).copied();
                             if let Some(r) = r {
                                 self.push(mn.span, Sym::Machine(r), false);
                             }
@@ -279,7 +279,7 @@ impl Builder<'_> {
                     if let Some(r) = owner {
                         self.push(
                             side.state.span,
-                            Sym::State(r, side.state.text.clone()),
+                            Sym::State(r, side.state.text.to_string()),
                             false,
                         );
                     }
@@ -293,11 +293,11 @@ impl Builder<'_> {
         match (p.name.as_str(), &p.value) {
             ("reads" | "writes" | "requires" | "ensures", PropValue::List(keys)) => {
                 for k in keys {
-                    self.push(k.span, Sym::Key(r, k.text.clone()), false);
+                    self.push(k.span, Sym::Key(r, k.text.to_string()), false);
                 }
             }
             (name, PropValue::Assign(e)) if Outcome::parse(name).is_some() => {
-                self.push(e.span, Sym::Event(r, e.text.clone()), false);
+                self.push(e.span, Sym::Event(r, e.text.to_string()), false);
             }
             _ => {}
         }
@@ -321,21 +321,21 @@ impl Builder<'_> {
         };
         self.push(span, Sym::Machine(r), true);
         for s in &oa.states {
-            self.push(s.span, Sym::State(r, s.text.clone()), true);
+            self.push(s.span, Sym::State(r, s.text.to_string()), true);
         }
         for e in &oa.alphabet_in {
-            self.push(e.span, Sym::Event(r, e.text.clone()), true);
+            self.push(e.span, Sym::Event(r, e.text.to_string()), true);
         }
         let refs = std::iter::once(&oa.default_start_state)
             .chain(&oa.start_states)
             .chain(&oa.final_states);
         for s in refs {
-            self.push(s.span, Sym::State(r, s.text.clone()), false);
+            self.push(s.span, Sym::State(r, s.text.to_string()), false);
         }
         for t in &oa.transitions {
-            self.push(t.from.span, Sym::State(r, t.from.text.clone()), false);
-            self.push(t.event.span, Sym::Event(r, t.event.text.clone()), false);
-            self.push(t.to.span, Sym::State(r, t.to.text.clone()), false);
+            self.push(t.from.span, Sym::State(r, t.from.text.to_string()), false);
+            self.push(t.event.span, Sym::Event(r, t.event.text.to_string()), false);
+            self.push(t.to.span, Sym::State(r, t.to.text.to_string()), false);
         }
     }
 }

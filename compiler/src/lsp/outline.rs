@@ -75,7 +75,7 @@ pub fn document_symbols(a: &Analysis, file: FileId, enc: Encoding) -> Vec<lt::Do
                     ));
                 }
                 for k in &m.keys {
-                    let detail = Some(k.ty.text.clone());
+                    let detail = Some(k.ty.text.to_string());
                     children.push(sym(
                         &k.name.text,
                         detail,
@@ -107,7 +107,7 @@ pub fn document_symbols(a: &Analysis, file: FileId, enc: Encoding) -> Vec<lt::Do
                         c.selection_range.start.character,
                     )
                 });
-                let detail = m.profile.as_ref().map(|p| p.text.clone());
+                let detail = m.profile.as_ref().map(|p| p.text.to_string());
                 out.push(sym(
                     &m.name.text,
                     detail,

@@ -26,10 +26,11 @@ pub(crate) struct NameMap<'a, V> {
     map: std::collections::HashMap<NameKey<'a>, V, FastState>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum NameKey<'a> {
-    /// The bytes, zero-padded, and the length in the last byte.
-    Near([u8; 24]),
+    /// The bytes, zero-padded, with the length in the last byte, as three words: compared and hashed a word
+    /// at a time.
+    Near([u64; 3]),
     Far(&'a str),
 }
 
@@ -40,9 +41,29 @@ impl<'a> NameKey<'a> {
                 let mut b = [0u8; 24];
                 b[..name.len()].copy_from_slice(name.as_bytes());
                 b[23] = len;
-                NameKey::Near(b)
+                let word = |i: usize| {
+                    let mut w = [0u8; 8];
+                    w.copy_from_slice(&b[i * 8..i * 8 + 8]);
+                    u64::from_le_bytes(w)
+                };
+                NameKey::Near([word(0), word(1), word(2)])
             }
             _ => NameKey::Far(name),
+        }
+    }
+}
+
+impl std::hash::Hash for NameKey<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        match self {
+            // Three words, without the length prefix and byte loop a derived hash of an array would cost.
+            NameKey::Near([a, b, c]) => {
+                h.write_u64(*a);
+                h.write_u64(*b);
+                h.write_u64(*c);
+            }
+            // A near key never equals a far one (they differ in length), so their hashes need not differ.
+            NameKey::Far(s) => h.write(s.as_bytes()),
         }
     }
 }

@@ -12,6 +12,7 @@ pub use kinds::{GenieType, Outcome, Persistence, Profile, RoundKind};
 use crate::diag::LintLevels;
 use crate::source::{Name, Span};
 use std::time::Duration;
+pub use thin_vec::ThinVec;
 
 /// In a staged machine, the agent list that names nobody: `rewarded none;` (and `acting none;`). It cannot
 /// name an agent (E0112), so a list is never ambiguous.
@@ -95,7 +96,7 @@ pub struct Key {
 #[derive(Clone, Debug, Default)]
 pub struct State {
     pub name: Name,
-    pub docs: Vec<String>,
+    pub docs: ThinVec<String>,
     pub start: bool,
     pub default_start: bool,
     pub is_final: bool,
@@ -104,7 +105,7 @@ pub struct State {
     pub round: Option<RoundKind>,
     pub genie: Option<GenieType>,
     /// Explicit outcome → event mappings (`done = SUCCESS;`); missing ones default by name.
-    pub outcomes: Vec<(Outcome, EventId, Span)>,
+    pub outcomes: ThinVec<(Outcome, EventId, Span)>,
     /// A reset round starts a new period of the synchronized data.
     pub reset: bool,
     /// `registration;`: the round takes payloads from every agent, and its `done` makes the agents it
@@ -112,21 +113,21 @@ pub struct State {
     pub registration: Option<Span>,
     /// `elects_keeper;`: the round agrees on the keeper of later `only_keeper_sends` rounds.
     pub elects_keeper: Option<Span>,
-    pub reads: Vec<(KeyId, Span)>,
-    pub writes: Vec<(KeyId, Span)>,
+    pub reads: ThinVec<(KeyId, Span)>,
+    pub writes: ThinVec<(KeyId, Span)>,
     /// Pre-conditions: keys that must hold on entry (start states only).
-    pub requires: Vec<(KeyId, Span)>,
+    pub requires: ThinVec<(KeyId, Span)>,
     /// Post-conditions: keys guaranteed on exit (final states only).
-    pub ensures: Vec<(KeyId, Span)>,
+    pub ensures: ThinVec<(KeyId, Span)>,
     pub template: Option<Name>,
     /// Staged: the agents acting in the stage (`acting a, b;`); none when not written (or `acting none;`).
-    pub acting: Vec<(usize, Span)>,
+    pub acting: ThinVec<(usize, Span)>,
     /// Staged: the agents rewarded in the stage, `None` when not written (then the acting agents are, as
     /// Phantom's default says), `Some` of an empty list for `rewarded none;`.
-    pub rewarded: Option<Vec<(usize, Span)>>,
+    pub rewarded: Option<ThinVec<(usize, Span)>>,
     pub handler: Option<Span>,
     /// Free attributes (`name "value";` or `name;`) kept for generated docs and constants.
-    pub attributes: Vec<(Name, Option<String>)>,
+    pub attributes: ThinVec<(Name, Option<String>)>,
 }
 
 impl State {
@@ -168,10 +169,11 @@ pub struct Transition {
     /// `None` for a direct transition chosen by the state's handler.
     pub event: Option<EventId>,
     pub to: StateId,
-    pub guards: Vec<Guard>,
-    pub actions: Vec<Name>,
+    /// Thin lists (a pointer each when empty, as they nearly always are): a large spec is mostly transitions.
+    pub guards: ThinVec<Guard>,
+    pub actions: ThinVec<Name>,
     pub persist: Option<(Persistence, Span)>,
-    pub docs: Vec<String>,
+    pub docs: ThinVec<String>,
     pub span: Span,
     /// Span of the event name (or of the whole transition when there is none).
     pub event_span: Span,

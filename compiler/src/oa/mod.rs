@@ -5,6 +5,8 @@
 
 // Reading needs the `yaml` feature (saphyr's parser); writing is one of the exporters. The macro builds neither
 // unless a user asks for YAML imports; the model below is always there, for `resolve`.
+#[cfg(feature = "yaml")]
+mod canonical;
 #[cfg(feature = "export")]
 mod emit;
 #[cfg(feature = "yaml")]

@@ -3,6 +3,11 @@
 //! The schema is upstream's: seven keys, all required, no others; five lists of strings, two strings, and a
 //! mapping from `"(State, EVENT)"` to a state. Beyond upstream, every duplicate key is reported (YAML keeps the
 //! last one silently), and a repeated transition key keeps all its entries so the checks can report conflicts.
+//!
+//! Most files are exactly what upstream's writer prints; [`parse`] first tries `canonical`, a line scanner that
+//! reads that layout, and only texts it declines reach the YAML parser. Its contract: whenever it accepts a text,
+//! the result is exactly the full reader's (the same spec, spans included, and no diagnostic); it declines
+//! anything it is not certain about, so the two paths can only differ in speed.
 
 use super::events::{Events, Head, Node, Step, Value};
 use super::{OaSpec, OaTransition};
@@ -28,6 +33,15 @@ pub const KEYS: [&str; 7] = [
 /// Parses one spec. Returns `None` when the document cannot be used (a syntax error, not a mapping, a key
 /// missing or of the wrong type); a spec whose only problems are bad entries comes back without those entries.
 pub fn parse(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
+    // A text in upstream's canonical layout is read without a YAML parser, to the same result.
+    if let Some(spec) = super::canonical::read(file, text) {
+        return (Some(spec), Vec::new());
+    }
+    parse_full(file, text)
+}
+
+/// [`parse`] without the fast path for canonical texts: what that path must agree with.
+pub(super) fn parse_full(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut reader = Reader {
         text,

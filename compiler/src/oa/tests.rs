@@ -1,7 +1,9 @@
 //! Tests for the Open Autonomy reader: one inline case per diagnostic. The submodules test robustness on
-//! garbage (`robust`), the writer against PyYAML (`writer`) and every real spec in the shared corpus (`corpus`).
+//! garbage (`robust`), the writer against PyYAML (`writer`), every real spec in the shared corpus (`corpus`), and
+//! the fast path for canonical texts against the full reader (`fast`).
 
 mod corpus;
+mod fast;
 mod robust;
 mod writer;
 
@@ -31,6 +33,7 @@ transition_func:
 ";
 
 pub(super) fn ok(text: &str) -> OaSpec {
+    fast::agrees(FILE, text);
     let (spec, diags) = parse(FILE, text);
     assert!(diags.is_empty(), "unexpected diagnostics: {diags:#?}");
     spec.expect("a spec without diagnostics")
@@ -40,6 +43,7 @@ pub(super) fn ok(text: &str) -> OaSpec {
 type Seen = (Code, String, String, Vec<String>);
 
 pub(super) fn report(text: &str) -> (Option<OaSpec>, Vec<Seen>) {
+    fast::agrees(FILE, text);
     let (spec, diags) = parse(FILE, text);
     let at = |s: Span| {
         assert_eq!(s.file, FILE);
@@ -142,7 +146,7 @@ fn every_duplicate_key_is_reported() {
     );
     assert_eq!(d[0].3, ["label"]);
     // YAML's meaning: the last value wins.
-    assert_eq!(spec.map(|s| s.label.text), Some("Last".to_string()));
+    assert_eq!(spec.map(|s| s.label.text), Some("Last".into()));
     // Every repeat points back at the first occurrence.
     let first = HELLO.find("label:").map(|at| at as u32);
     let (_, diags) = parse(FILE, &text);

@@ -247,7 +247,7 @@ fn states<'a>(
         }
         let mut st = State {
             name: s.name.clone(),
-            docs: s.docs.clone(),
+            docs: s.docs.iter().cloned().collect(),
             ..State::default()
         };
         for modifier in &s.modifiers {
@@ -345,7 +345,8 @@ fn state_property(
         if let PropValue::Text(t) = &p.value
             && did_you_mean(name, known.iter().copied()).is_none()
         {
-            st.attributes.push((p.name.clone(), Some(t.text.clone())));
+            st.attributes
+                .push((p.name.clone(), Some(t.text.to_string())));
             return;
         }
         diags.push(unknown_property(
@@ -406,7 +407,9 @@ fn state_property(
         // The payload type of the round; kept as an attribute, which the code generator reads.
         "payload" => match &p.value {
             PropValue::Text(t) => match super::types::check(&t.text, t.span, &[]) {
-                None => st.attributes.push((p.name.clone(), Some(t.text.clone()))),
+                None => st
+                    .attributes
+                    .push((p.name.clone(), Some(t.text.to_string()))),
                 Some(d) => diags.push(d),
             },
             _ => diags.push(bad_value(p, "a Rust type as a string: `payload \"u64\";`")),
@@ -455,7 +458,7 @@ fn state_property(
             if name == "acting" {
                 st.acting.extend(ids);
             } else {
-                st.rewarded.get_or_insert_with(Vec::new).extend(ids);
+                st.rewarded.get_or_insert_with(ThinVec::new).extend(ids);
             }
         }
     }
@@ -493,34 +496,42 @@ fn transitions(
         events.insert_new(e.name.as_str(), EventId(i as u32));
     }
     out.transitions.reserve_exact(m.transitions.len());
-    // A state's transitions are usually written together: a source state that is the previous one's is not looked
-    // up again.
-    let mut previous: Option<(&str, Option<StateId>)> = None;
-    for t in &m.transitions {
-        let from = match previous {
-            Some((name, id)) if name == t.from.as_str() => id,
-            _ => {
-                let id = index.get(t.from.as_str());
-                previous = Some((t.from.as_str(), id));
-                id
-            }
-        };
+    // The names are looked up first, on several threads for a large machine (the lookups are most of resolving
+    // one); what they found is then made into the model in order, with the diagnostics, on this thread.
+    let found = crate::par::map_slices(&m.transitions, |slice, out| {
+        // A state's transitions are usually written together: a source state that is the previous one's is not
+        // looked up again.
+        let mut previous: Option<(&str, Option<StateId>)> = None;
+        out.extend(slice.iter().map(|t| {
+            let from = match previous {
+                Some((name, id)) if name == t.from.as_str() => id,
+                _ => {
+                    let id = index.get(t.from.as_str());
+                    previous = Some((t.from.as_str(), id));
+                    id
+                }
+            };
+            (
+                from,
+                index.get(t.to.as_str()),
+                t.event.as_ref().map(|e| events.get(e.as_str())),
+            )
+        }))
+    });
+    for (t, (from, to, event)) in m.transitions.iter().zip(found) {
         if from.is_none() {
             diags.push(unknown_state(out, &t.from));
         }
-        let to = index.get(t.to.as_str());
         if to.is_none() {
             diags.push(unknown_state(out, &t.to));
         }
-        let event = match &t.event {
-            Some(e) => match events.get(e.text.as_str()) {
-                Some(id) => Some(Some(id)),
-                None => {
-                    diags.push(unknown_event(out, e));
-                    None
-                }
-            },
-            None => Some(None),
+        let event = match (event, &t.event) {
+            (Some(Some(id)), _) => Some(Some(id)),
+            (Some(None), Some(e)) => {
+                diags.push(unknown_event(out, e));
+                None
+            }
+            _ => Some(None),
         };
         let persist = t
             .persist

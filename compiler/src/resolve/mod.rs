@@ -166,7 +166,7 @@ fn scope(
     if let Syntax::Fsm(file) = &units[ui].syntax {
         for a in &file.apps {
             // Apps share the namespace with machines so generated modules cannot collide.
-            if let Some((_, prev_span)) = scope.get(&a.name.text) {
+            if let Some((_, prev_span)) = scope.get(a.name.text.as_str()) {
                 diags.push(
                     Diagnostic::new(
                         Code::DuplicateItem,
@@ -237,7 +237,7 @@ fn lower_app(
         }
     }
     for name in &a.chain {
-        match scope.get(&name.text) {
+        match scope.get(name.text.as_str()) {
             Some(&id) => {
                 app.chain.push((id, name.span));
                 app.chain_names.push(name.clone());

@@ -101,29 +101,28 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         });
     }
 
-    // Each name is looked up once; what is unknown is reported below, in table order. Tables list a state's
-    // transitions together (upstream sorts them), so a source state that is the previous one's is not looked up
-    // again: one string comparison instead of a hash lookup.
-    let mut previous: Option<(&str, Option<StateId>)> = None;
-    let ids: Vec<(Option<StateId>, Option<StateId>, Option<EventId>)> = oa
-        .transitions
-        .iter()
-        .map(|t| {
-            let from = match previous {
-                Some((name, id)) if name == t.from.as_str() => id,
-                _ => {
-                    let id = states.get(t.from.as_str());
-                    previous = Some((t.from.as_str(), id));
-                    id
-                }
-            };
-            (
-                from,
-                states.get(t.to.as_str()),
-                events.get(t.event.as_str()),
-            )
-        })
-        .collect();
+    // Each name is looked up once, on several threads for a large table (the lookups are most of lowering it);
+    // what is unknown is reported below, in table order. Tables list a state's transitions together (upstream
+    // sorts them), so a source state that is the previous one's is not looked up again.
+    let ids: Vec<(Option<StateId>, Option<StateId>, Option<EventId>)> =
+        crate::par::map_slices(&oa.transitions, |slice, out| {
+            let mut previous: Option<(&str, Option<StateId>)> = None;
+            out.extend(slice.iter().map(|t| {
+                let from = match previous {
+                    Some((name, id)) if name == t.from.as_str() => id,
+                    _ => {
+                        let id = states.get(t.from.as_str());
+                        previous = Some((t.from.as_str(), id));
+                        id
+                    }
+                };
+                (
+                    from,
+                    states.get(t.to.as_str()),
+                    events.get(t.event.as_str()),
+                )
+            }))
+        });
     m.transitions.reserve_exact(oa.transitions.len());
     let keep = last_of_each_key(oa, &ids);
     for (i, t) in oa.transitions.iter().enumerate() {
@@ -153,10 +152,10 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
                 from,
                 event: Some(event),
                 to,
-                guards: Vec::new(),
-                actions: Vec::new(),
+                guards: ThinVec::new(),
+                actions: ThinVec::new(),
                 persist: None,
-                docs: Vec::new(),
+                docs: ThinVec::new(),
                 span: t.key_span.to(t.to.span),
                 event_span: t.event.span,
                 to_span: t.to.span,

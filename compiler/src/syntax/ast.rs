@@ -1,6 +1,7 @@
 //! The syntax tree of a `.fsm` file: what was written, with spans, before any name is resolved.
 
 use crate::source::{Name, Span};
+pub use thin_vec::ThinVec;
 
 /// One parsed file.
 #[derive(Clone, Debug, Default)]
@@ -123,16 +124,20 @@ pub enum PropValue {
     List(Vec<Name>),
 }
 
+/// `(A, EVENT) -> B …;` or one target of `A -> B, C;`.
+///
+/// A large spec is mostly transitions, nearly all without doc comments, guards, actions or persistence: those are
+/// thin lists and a box, a pointer each when empty.
 #[derive(Clone, Debug)]
 pub struct Transition {
-    pub docs: Vec<String>,
+    pub docs: ThinVec<String>,
     pub from: Name,
     /// `None` for a direct transition `A -> B`, chosen by the state's handler.
     pub event: Option<Name>,
     pub to: Name,
-    pub guards: Vec<Guard>,
-    pub actions: Vec<Name>,
-    pub persist: Option<Name>,
+    pub guards: ThinVec<Guard>,
+    pub actions: ThinVec<Name>,
+    pub persist: Option<Box<Name>>,
     pub span: Span,
 }
 

@@ -100,10 +100,10 @@ pub enum Rule {
     r#upto_body,
     r#between_bodies,
     r#after_body,
-    r#fast_members,
     r#fast_member,
     r#fast_transition,
     r#fast_state,
+    r#one_member,
 }
 impl Rule {
     pub fn all_rules() -> &'static [Rule] {
@@ -202,10 +202,10 @@ impl Rule {
             Rule::r#upto_body,
             Rule::r#between_bodies,
             Rule::r#after_body,
-            Rule::r#fast_members,
             Rule::r#fast_member,
             Rule::r#fast_transition,
             Rule::r#fast_state,
+            Rule::r#one_member,
         ]
     }
 }
@@ -3139,46 +3139,6 @@ impl ::pest::Parser<Rule> for FsmParser {
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
-                pub fn r#fast_members(
-                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                ) -> ::pest::ParseResult<
-                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                > {
-                    state
-                        .rule(
-                            Rule::r#fast_members,
-                            |state| {
-                                state
-                                    .sequence(|state| {
-                                        self::r#SOI(state)
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| {
-                                                state
-                                                    .sequence(|state| {
-                                                        state
-                                                            .optional(|state| {
-                                                                self::r#fast_member(state)
-                                                                    .and_then(|state| {
-                                                                        state
-                                                                            .repeat(|state| {
-                                                                                state
-                                                                                    .sequence(|state| {
-                                                                                        super::hidden::skip(state)
-                                                                                            .and_then(|state| { self::r#fast_member(state) })
-                                                                                    })
-                                                                            })
-                                                                    })
-                                                            })
-                                                    })
-                                            })
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| { self::r#EOI(state) })
-                                    })
-                            },
-                        )
-                }
-                #[inline]
-                #[allow(non_snake_case, unused_variables)]
                 pub fn r#fast_member(
                     state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 ) -> ::pest::ParseResult<
@@ -3308,6 +3268,29 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                 state
                                                     .match_string(";")
                                                     .or_else(|state| { self::r#state_body(state) })
+                                            })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#one_member(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#one_member,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#SOI(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                self::r#EOI(state)
+                                                    .or_else(|state| { self::r#fast_member(state) })
                                             })
                                     })
                             },
@@ -3473,10 +3456,10 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#upto_body => rules::r#upto_body(state),
                     Rule::r#between_bodies => rules::r#between_bodies(state),
                     Rule::r#after_body => rules::r#after_body(state),
-                    Rule::r#fast_members => rules::r#fast_members(state),
                     Rule::r#fast_member => rules::r#fast_member(state),
                     Rule::r#fast_transition => rules::r#fast_transition(state),
                     Rule::r#fast_state => rules::r#fast_state(state),
+                    Rule::r#one_member => rules::r#one_member(state),
                     Rule::EOI => rules::EOI(state),
                 }
             },

@@ -12,6 +12,7 @@ mod chunk;
 mod diagnose;
 pub(crate) mod lex;
 mod recover;
+mod simple;
 
 use super::ast::*;
 use crate::diag::{Code, Diagnostic};

@@ -1,6 +1,7 @@
 //! Trivia: the comments of a file, which the grammar skips and the tree does not hold.
 //!
-//! They are found by a scan of their own after parsing rather than by the grammar: pest would otherwise build a
+//! They are found by a scan of their own after parsing (or, in a large file, by the scan that cuts it into pieces,
+//! which lexes the same way: `parser/chunk.rs`) rather than by the grammar: pest would otherwise build a
 //! pair for every comment and try the comment rules at every token, and on a large spec that is most of the
 //! parse's time. The scan lexes only what can hide a comment marker (strings, and comments themselves), so it
 //! runs at the speed of a byte search, and it never fails: it reads a broken file as the recovery's lexer does

@@ -77,7 +77,7 @@ fn composed_apps_reproduce_upstream_composed_specs() {
         let chain: Vec<String> = app
             .chain
             .iter()
-            .map(|(m, _)| spec.machine(*m).name.text.clone())
+            .map(|(m, _)| spec.machine(*m).name.text.to_string())
             .collect();
         assert_eq!(chain, strings("apps_in_chain_order"), "{}", fsm.display());
         let mapping: BTreeSet<(String, String)> = app
@@ -85,8 +85,8 @@ fn composed_apps_reproduce_upstream_composed_specs() {
             .iter()
             .map(|e| {
                 (
-                    spec.machine(e.from.0).state(e.from.1).name.text.clone(),
-                    spec.machine(e.to.0).state(e.to.1).name.text.clone(),
+                    spec.machine(e.from.0).state(e.from.1).name.text.to_string(),
+                    spec.machine(e.to.0).state(e.to.1).name.text.to_string(),
                 )
             })
             .collect();

@@ -45,12 +45,12 @@ fn hostile_machine() -> Machine {
     for (i, nasty) in NASTY.iter().enumerate() {
         m.states.push(State {
             name: name(&format!("{nasty}{i}")),
-            docs: vec![nasty.to_string()],
+            docs: vec![nasty.to_string()].into(),
             start: i < 2,
             default_start: i == 0,
             is_final: i == NASTY.len() - 1,
-            attributes: vec![(name(nasty), Some(nasty.to_string()))],
-            reads: vec![(KeyId(0), Span::default())],
+            attributes: vec![(name(nasty), Some(nasty.to_string()))].into(),
+            reads: vec![(KeyId(0), Span::default())].into(),
             ..State::default()
         });
         m.events.push(Event {
@@ -84,10 +84,11 @@ fn hostile_machine() -> Machine {
                 guards: vec![Guard {
                     negated: i % 2 == 0,
                     name: name(NASTY[(i + 4) % n]),
-                }],
-                actions: vec![name(NASTY[(i + 5) % n]), name(NASTY[(i + 6) % n])],
+                }]
+                .into(),
+                actions: vec![name(NASTY[(i + 5) % n]), name(NASTY[(i + 6) % n])].into(),
                 persist: None,
-                docs: vec![NASTY[i].to_string()],
+                docs: vec![NASTY[i].to_string()].into(),
                 span: Span::default(),
                 event_span: Span::default(),
                 to_span: Span::default(),

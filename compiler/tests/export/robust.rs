@@ -3,7 +3,7 @@
 
 use crate::TB;
 use fsmc::export::{self, Direction, Target};
-use fsmc::model::{Event, Machine, Origin, Profile, State, StateId, Transition};
+use fsmc::model::{Event, Machine, Origin, Profile, State, StateId, ThinVec, Transition};
 use fsmc::source::{Name, Span};
 
 /// A tiny deterministic generator, so the shapes are reproducible.
@@ -60,10 +60,10 @@ fn machine(
             from: StateId(from as u32),
             event: event.map(|e| fsmc::model::EventId(e as u32)),
             to: StateId(to as u32),
-            guards: Vec::new(),
-            actions: Vec::new(),
+            guards: ThinVec::new(),
+            actions: ThinVec::new(),
             persist: None,
-            docs: Vec::new(),
+            docs: ThinVec::new(),
             span: Span::default(),
             event_span: Span::default(),
             to_span: Span::default(),

@@ -181,7 +181,7 @@ fn same_after_fsm_round_trip(path: &std::path::Path, target: &Target<'_>) {
 fn state_semantics(m: &fsmc::model::Machine) -> Vec<String> {
     let keys = |list: &[(fsmc::model::KeyId, fsmc::source::Span)]| -> Vec<String> {
         list.iter()
-            .map(|(k, _)| m.key(*k).name.text.clone())
+            .map(|(k, _)| m.key(*k).name.text.to_string())
             .collect()
     };
     m.states

@@ -17,6 +17,7 @@ impl Lcg {
 
 /// Parsing never panics, every span lies on character boundaries, and unusable documents say why.
 fn robust(text: &str) {
+    super::fast::agrees(FILE, text);
     let (spec, diags) = parse(FILE, text);
     for d in &diags {
         for l in d.primary.iter().chain(&d.secondary) {

@@ -303,12 +303,12 @@ impl Builder {
     fn transition(&self, pair: Pair<'_, Rule>) -> Transition {
         let span = self.span(&pair);
         let mut t = Transition {
-            docs: Vec::new(),
+            docs: ThinVec::new(),
             from: Name::new("", span),
             event: None,
             to: Name::new("", span),
-            guards: Vec::new(),
-            actions: Vec::new(),
+            guards: ThinVec::new(),
+            actions: ThinVec::new(),
             persist: None,
             span,
         };
@@ -338,7 +338,7 @@ impl Builder {
                         .filter(|q| q.as_rule() == Rule::ident)
                         .map(|q| self.name(&q)),
                 ),
-                Rule::persist => t.persist = child(p, Rule::ident).map(|q| self.name(&q)),
+                Rule::persist => t.persist = child(p, Rule::ident).map(|q| Box::new(self.name(&q))),
                 _ => {}
             }
         }
@@ -348,7 +348,7 @@ impl Builder {
     /// `A -> B, C;` is one direct transition per target.
     fn direct(&self, pair: Pair<'_, Rule>, out: &mut Vec<Transition>) {
         let span = self.span(&pair);
-        let mut docs = Vec::new();
+        let mut docs = ThinVec::new();
         let mut names = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
@@ -365,8 +365,8 @@ impl Builder {
                 from: from.clone(),
                 event: None,
                 to,
-                guards: Vec::new(),
-                actions: Vec::new(),
+                guards: ThinVec::new(),
+                actions: ThinVec::new(),
                 persist: None,
                 span,
             });

@@ -6,8 +6,8 @@
 //! before its tokens are dropped:
 //!
 //! - the text up to the first long body's `{` (the entry rule `upto_body`),
-//! - the body, in runs of statements of about [`RUN`] bytes (`fast_members`, which is `member*` with the commonest
-//!   statements written for speed),
+//! - the body, in runs of statements of about [`RUN`] bytes (`fast_member*`, which is `member*` with the
+//!   commonest statements written for speed, and those read byte by byte where they are simplest: [`simple`]),
 //! - the text from the body's `}` to the next long body's `{` (`between_bodies`), or to the end (`after_body`).
 //!
 //! The body is cut only where one of its statements ends: right after a `;` or a `}` that is outside strings,
@@ -21,9 +21,10 @@
 //! that a large file with a mistake is not parsed whole either.
 
 use super::build::{Builder, Origin, empty_machine};
+use super::simple::{self, Simple};
 use super::{FsmParser, Rule};
 use crate::source::{FileId, Span};
-use crate::syntax::ast::{File, Machine};
+use crate::syntax::ast::{Comment, CommentKind, File, Machine};
 use pest::Parser as _;
 
 /// A machine body at least this long is parsed in pieces, in runs of statements about this long: long enough
@@ -39,6 +40,9 @@ pub(super) struct Plan {
     /// How deeply the file nests, counted as [`too_deep`](super::too_deep) counts, so that a file this scan found
     /// shallow need not be scanned again for that.
     pub deepest: usize,
+    /// The file's comments, which the scan lexes anyway, as [`trivia::comments`] finds them in a file the scan
+    /// can plan (its strings all end on their line, its block comments all close): kind, start and end.
+    pub comments: Vec<(CommentKind, usize, usize)>,
 }
 
 /// One long machine body.
@@ -56,26 +60,19 @@ pub(super) struct Body {
 /// when the whole file must be parsed to know.
 pub(super) type Failed = Option<usize>;
 
-/// Parses `text` in pieces as `plan` cuts it, with the runs of a body shared among up to `threads` threads, and
-/// finds its comments meanwhile.
+/// Parses `text` in pieces as `plan` cuts it, with the runs of a body shared among up to `threads` threads; its
+/// comments are the ones the plan found.
 pub(super) fn parse(file: FileId, text: &str, plan: &Plan, threads: usize) -> Result<File, Failed> {
-    if threads <= 1 {
-        let mut tree = pieces(file, text, plan, 1)?;
-        tree.comments = crate::syntax::trivia::comments(file, text);
-        return Ok(tree);
-    }
-    std::thread::scope(|scope| {
-        let comments = std::thread::Builder::new()
-            .spawn_scoped(scope, || crate::syntax::trivia::comments(file, text));
-        let mut tree = pieces(file, text, plan, threads)?;
-        tree.comments = match comments {
-            Ok(thread) => thread
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => crate::syntax::trivia::comments(file, text),
-        };
-        Ok(tree)
-    })
+    let mut tree = pieces(file, text, plan, threads)?;
+    tree.comments = plan
+        .comments
+        .iter()
+        .map(|&(kind, start, end)| Comment {
+            kind,
+            span: Span::new(file, start, end),
+        })
+        .collect();
+    Ok(tree)
 }
 
 /// The tree of the pieces, without comments.
@@ -233,18 +230,41 @@ fn runs(
     })
 }
 
-/// Parses the run `text[start..end]` into `m`.
+/// Parses the run `text[start..end]` into `m`: the commonest statements byte by byte ([`simple`]), the others
+/// one by one with pest's `one_member`, which skips comments and whitespace as `fast_member*` would between
+/// them. So the run makes the tree `fast_member*` makes of it, and fails where it fails.
 fn members(file: FileId, text: &str, start: usize, end: usize, m: &mut Machine) -> Option<()> {
-    let root = FsmParser::parse(Rule::fast_members, text.get(start..end)?)
-        .ok()?
-        .next()?;
-    let b = Builder::new(file, Origin::at(start));
+    let b = text.as_bytes();
+    let mut i = start;
     // Members name nothing of the machine; `named` only says so to `machine_part`.
     let mut named = true;
-    for pair in root.into_inner() {
-        b.machine_part(pair, m, &mut named);
+    loop {
+        i = simple::skip_blank(b, i, end);
+        if i >= end {
+            return Some(());
+        }
+        if let Some((member, next)) = simple::member(file, text, i, end) {
+            match member {
+                Simple::Transition(t) => m.transitions.push(t),
+                Simple::State(s) => m.states.push(s),
+            }
+            i = next;
+            continue;
+        }
+        let root = FsmParser::parse(Rule::one_member, text.get(i..end)?)
+            .ok()?
+            .next()?;
+        let next = i + root.as_span().end();
+        let b = Builder::new(file, Origin::at(i));
+        for pair in root.into_inner() {
+            b.machine_part(pair, m, &mut named);
+        }
+        // A member is never empty, and the end of the run ends the loop: this cannot stand still.
+        if next <= i {
+            return None;
+        }
+        i = next;
     }
-    Some(())
 }
 
 /// What the pieces outside the long bodies build into: the file's items, and the machine whose long body is
@@ -322,15 +342,25 @@ pub(super) fn plan(text: &str, run: usize) -> Option<Plan> {
         match c {
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 // A comment or doc comment, up to the end of its line.
-                i = b[i..]
+                let end = b[i..]
                     .iter()
                     .position(|&c| c == b'\n')
                     .map_or(b.len(), |n| i + n);
+                // `///` then anything but a fourth `/` is a doc comment (the grammar's `doc`).
+                let doc = b.get(i + 2) == Some(&b'/') && b.get(i + 3) != Some(&b'/');
+                let kind = if doc {
+                    CommentKind::Doc
+                } else {
+                    CommentKind::Line
+                };
+                plan.comments.push((kind, i, end));
+                i = end;
                 continue;
             }
             b'/' if b.get(i + 1) == Some(&b'*') => {
                 let (end, nesting) = block_comment_end(b, i)?;
                 plan.deepest = plan.deepest.max(depth + nesting);
+                plan.comments.push((CommentKind::Block, i, end));
                 i = end;
                 continue;
             }
