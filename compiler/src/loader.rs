@@ -616,7 +616,9 @@ pub fn read_regular(path: &Path, max: u64) -> Result<Vec<u8>, String> {
         return Err(too_large());
     }
     let file = std::fs::File::open(path).map_err(|e| io_message(&e))?;
-    let mut bytes = Vec::new();
+    // Sized for the file as it was when asked (one byte more shows that it grew): a large spec is read in one
+    // piece rather than in a buffer doubled and copied a dozen times.
+    let mut bytes = Vec::with_capacity((meta.len() as usize).saturating_add(1));
     file.take(max.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| io_message(&e))?;
