@@ -597,3 +597,68 @@ fn hook_methods_may_not_share_a_name() {
     let src = "machine M { event GO; start default state A; final state B; (A, GO) -> B if ready do log; }";
     assert_eq!(codes(src), []);
 }
+
+/// A chain of `n` states with findings at the same relative places: two states whose generated names collide
+/// (names), states nothing reaches (graph), and, when `unknown`, three unknown states and an unknown event
+/// (resolve; the graph's findings are then withheld, as consequences of the dropped transitions).
+fn chain_with_mistakes(n: usize, unknown: bool) -> String {
+    let mut s = String::from("machine M {\n    event GO, BACK;\n    start default state S0;\n");
+    for i in 1..n {
+        s.push_str(&format!("    state S{i};\n"));
+    }
+    s.push_str(&format!(
+        "    final state S{n};\n    state Island;\n    state Foo_bar;\n    state FooBar;\n"
+    ));
+    s.push_str("    (Foo_bar, GO) -> FooBar;\n    (FooBar, GO) -> S0;\n    (Island, GO) -> S0;\n");
+    for i in 0..n {
+        let to = match i {
+            _ if unknown && i == 3 => "Ghost1".to_string(),
+            _ if unknown && i == n / 2 => "Ghost2".to_string(),
+            _ if unknown && i == n - 1 => "Ghost3".to_string(),
+            _ => format!("S{}", i + 1),
+        };
+        let event = if unknown && i == n / 3 { "NOPE" } else { "GO" };
+        s.push_str(&format!(
+            "    (S{i}, {event}) -> {to};\n    (S{i}, BACK) -> S0;\n"
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// A machine large enough to be resolved and checked on several threads reports what a small one reports, in the
+/// same order: the split never shows.
+#[test]
+fn large_machines_report_as_small_ones_do() {
+    let codes_of = |n: usize, unknown: bool| {
+        let diags = check("chain.fsm", &chain_with_mistakes(n, unknown));
+        let unknown_at: Vec<u32> = diags
+            .iter()
+            .filter(|d| matches!(d.code, Code::UnknownState | Code::UnknownEvent))
+            .filter_map(|d| d.primary.as_ref().map(|p| p.span.start))
+            .collect();
+        assert!(
+            unknown_at.windows(2).all(|w| w[0] < w[1]),
+            "unknown names are reported in the order they are written ({n} states)"
+        );
+        assert_eq!(unknown_at.len(), if unknown { 4 } else { 0 }, "{n} states");
+        diags.iter().map(|d| d.code).collect::<Vec<_>>()
+    };
+    // 40,000 states and 80,000 transitions: past the size at which the lookups and the graph's checks are shared
+    // among threads (`par::MIN_ITEMS_PER_THREAD`).
+    const LARGE: usize = 40_000;
+    const { assert!(3 * LARGE >= 2 * crate::par::MIN_ITEMS_PER_THREAD) };
+    for unknown in [false, true] {
+        let small = codes_of(40, unknown);
+        let expected = if unknown {
+            Code::UnknownState
+        } else {
+            Code::UnreachableState
+        };
+        assert!(
+            small.contains(&Code::NameCollision) && small.contains(&expected),
+            "{small:?}"
+        );
+        assert_eq!(small, codes_of(LARGE, unknown));
+    }
+}
