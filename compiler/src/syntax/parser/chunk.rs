@@ -40,8 +40,9 @@ pub(super) struct Plan {
     /// How deeply the file nests, counted as [`too_deep`](super::too_deep) counts, so that a file this scan found
     /// shallow need not be scanned again for that.
     pub deepest: usize,
-    /// The file's comments, which the scan lexes anyway, as [`trivia::comments`] finds them in a file the scan
-    /// can plan (its strings all end on their line, its block comments all close): kind, start and end.
+    /// The file's comments, which the scan lexes anyway, as
+    /// [`trivia::comments`](crate::syntax::trivia::comments) finds them in a file the scan can plan (its strings
+    /// all end on their line, its block comments all close): kind, start and end.
     pub comments: Vec<(CommentKind, usize, usize)>,
 }
 
