@@ -6,9 +6,9 @@
 //!
 //! What is read here is exactly what the grammar's `fast_transition` and `fast_state` would match at the same
 //! place, and makes the same tree nodes: `(` name `,` name `)` `->` name `;`, and any of `start`, `default`,
-//! `final`, then `state` name, an optional `:` kind, and `;`; with only spaces, tabs and line breaks between
-//! tokens (the grammar's `WHITESPACE` without comments, carriage returns and byte order marks, which make
-//! this decline). A statement it declines is parsed by pest from the same place, so declining is always safe;
+//! `final`, then `state` name, an optional `:` kind, and `;`; with only spaces, tabs, line feeds and carriage
+//! returns between tokens (the grammar's `WHITESPACE` without comments and byte order marks, which make this
+//! decline). A statement it declines is parsed by pest from the same place, so declining is always safe;
 //! the tests in `chunk.rs` hold the pieces' trees, these statements included, equal to the whole file's.
 
 use crate::source::{FileId, Name, Span};
@@ -20,9 +20,9 @@ pub(super) enum Simple {
     State(State),
 }
 
-/// The first position at or after `i` (and before `end`) that is not a space, tab or line break.
+/// The first position at or after `i` (and before `end`) that is not a space, tab, line feed or carriage return.
 pub(super) fn skip_blank(b: &[u8], mut i: usize, end: usize) -> usize {
-    while i < end && matches!(b[i], b' ' | b'\t' | b'\n') {
+    while i < end && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
     i
@@ -204,6 +204,11 @@ mod tests {
                 29
             )
         );
+        // Windows line ends are whitespace like any other.
+        assert_eq!(
+            read("\r\n(A,\r\nGO) -> B\r\n;").unwrap(),
+            ("A@3..4 GO@7..9 B@14..15 2..18".to_string(), 18)
+        );
         assert_eq!(
             read("state state;").unwrap(),
             ("[] state@6..11 None 0..12".to_string(), 12)
@@ -218,7 +223,6 @@ mod tests {
             "(A, GO) -> B // c\n;",
             "(A, /* c */ GO) -> B;",
             "/// doc\n(A, GO) -> B;",
-            "(A, GO) -> B\r\n;",
             "(A, GO) - > B;",
             "(A, 1GO) -> B;",
             "(A, GO) -> B",
@@ -230,6 +234,8 @@ mod tests {
             "final S;",
             "event GO;",
             "state S\u{c};",
+            "\u{FEFF}(A, GO) -> B;",
+            "(A, GO) -> B\u{FEFF};",
         ] {
             assert!(read(text).is_none(), "{text:?}");
         }
