@@ -132,7 +132,7 @@ fn finish(loaded: Loaded, opts: &Options) -> Compilation {
     let diagnostics = crate::diag::finish(diags);
     // Errors found before checking (syntax, imports, names) also withhold the checked model.
     let (checked, spec) = match checked {
-        Some(c) if diagnostics.iter().any(Diagnostic::is_error) => (None, Some(c.spec)),
+        Some(c) if diagnostics.iter().any(Diagnostic::is_error) => (None, Some(c.into_spec())),
         Some(c) => (Some(c), None),
         None => (None, unchecked),
     };

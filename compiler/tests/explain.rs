@@ -1,4 +1,4 @@
-//! Every diagnostic code has a long explanation (`fsmc explain CODE`, `compiler/src/diag/explain/*.md`), and its
+//! Every diagnostic code has a long explanation (`fsmc explain CODE`, `compiler/diag/src/diag/explain/*.md`), and its
 //! examples are compiled here: the erroneous example must trigger the code and the corrected one must check
 //! clean, so an explanation cannot drift from what the checks do.
 //!
@@ -279,14 +279,14 @@ fn unreadable_file_fix_is_re_saving() {
 }
 
 fn explain_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/diag/explain")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("diag/src/diag/explain")
 }
 
 #[test]
 fn every_explanation_file_belongs_to_a_code() {
     // A file named after no code (or a misspelt one) would never be shown.
     let mut stray = Vec::new();
-    for entry in std::fs::read_dir(explain_dir()).expect("src/diag/explain exists") {
+    for entry in std::fs::read_dir(explain_dir()).expect("diag/src/diag/explain exists") {
         let name = entry.expect("directory entry").file_name();
         let name = name.to_string_lossy();
         let known = name

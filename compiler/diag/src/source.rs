@@ -64,6 +64,12 @@ impl Name {
     }
 }
 
+impl Default for Name {
+    fn default() -> Self {
+        Name::new("", Span::default())
+    }
+}
+
 impl fmt::Display for Name {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)

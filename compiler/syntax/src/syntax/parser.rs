@@ -10,7 +10,7 @@
 mod build;
 mod chunk;
 mod diagnose;
-pub(crate) mod lex;
+pub mod lex;
 mod recover;
 mod simple;
 

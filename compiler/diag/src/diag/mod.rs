@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// How bad a diagnostic is, after lint levels were applied.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(
-    feature = "export",
+    feature = "json",
     derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]

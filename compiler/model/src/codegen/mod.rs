@@ -122,7 +122,7 @@ fn is_bidi(c: char) -> bool {
 
 /// The file `fsmc gen` writes: the `@generated` header, the spec's path as given, the formatted code; an error
 /// when the generator produced code that is not Rust (an internal error).
-#[cfg(feature = "export")]
+#[cfg(feature = "format")]
 pub fn generated_file(spec_display: &str, checked: &Checked) -> Result<String, String> {
     Ok(format!(
         "{HEADER}// Spec: {spec_display}\n\n{}",
@@ -132,7 +132,7 @@ pub fn generated_file(spec_display: &str, checked: &Checked) -> Result<String, S
 
 /// Generated code as formatted Rust source, as `fsmc gen` writes it (without the header). Code that does not
 /// parse as Rust is a bug of the generator, reported as such rather than written out unformatted.
-#[cfg(feature = "export")]
+#[cfg(feature = "format")]
 pub fn format(tokens: TokenStream) -> Result<String, String> {
     syn::parse2::<syn::File>(tokens)
         .map(|file| prettyplease::unparse(&file))

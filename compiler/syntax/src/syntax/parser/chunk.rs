@@ -583,7 +583,7 @@ mod tests {
         }
         let mut out = Vec::new();
         walk(
-            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs"),
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../specs"),
             &mut out,
         );
         assert!(out.len() > 50, "the shipped specs were not found");

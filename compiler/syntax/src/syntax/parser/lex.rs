@@ -5,7 +5,7 @@
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     /// `[A-Za-z_][A-Za-z0-9_]*`
     Ident,
     /// A digit, then digits, one `.digits` and identifier characters: `30`, `30s`, `1.5m`, but also `30x`, `1A`.
@@ -25,7 +25,7 @@ pub(crate) enum Kind {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Token {
+pub struct Token {
     pub kind: Kind,
     pub start: usize,
     pub end: usize,
@@ -49,7 +49,7 @@ impl Token {
 
 /// The tokens of `text` from byte `pos` on. Cloning it is cheap: that is how the recovery looks ahead.
 #[derive(Clone, Debug)]
-pub(crate) struct Lexer<'t> {
+pub struct Lexer<'t> {
     text: &'t str,
     pos: usize,
     line_first: bool,
@@ -241,24 +241,24 @@ impl Iterator for Lexer<'_> {
 }
 
 /// The tokens of `text[start..end]` (lexed in the context of the whole text, so positions are file offsets).
-pub(crate) fn tokens(text: &str, start: usize, end: usize) -> Vec<Token> {
+pub fn tokens(text: &str, start: usize, end: usize) -> Vec<Token> {
     Lexer::new(text, start)
         .take_while(|t| t.start < end)
         .collect()
 }
 
 /// The first token at or after `pos`, if any.
-pub(crate) fn token_at(text: &str, pos: usize) -> Option<Token> {
+pub fn token_at(text: &str, pos: usize) -> Option<Token> {
     Lexer::new(text, pos).next()
 }
 
 /// Where a label about the end of the file goes: right after its last character that is not whitespace.
-pub(crate) fn end_of_text(text: &str) -> usize {
+pub fn end_of_text(text: &str) -> usize {
     text.trim_end().len()
 }
 
 /// How far the line holding `pos` is indented, in columns (a tab counts as one).
-pub(crate) fn indent(text: &str, pos: usize) -> usize {
+pub fn indent(text: &str, pos: usize) -> usize {
     let before = text.get(..pos).unwrap_or("");
     let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
     line.len() - line.trim_start_matches([' ', '\t']).len()

@@ -22,15 +22,12 @@ pub(crate) fn threads() -> usize {
 }
 
 /// Each thread gets at least this many items: below it, a thread's start and the join cost what it saves.
-pub(crate) const MIN_ITEMS_PER_THREAD: usize = 32 * 1024;
+pub const MIN_ITEMS_PER_THREAD: usize = 32 * 1024;
 
 /// What `f` appends to one vector for all of `items` at once, and `f` must append the same for the items in any
 /// number of consecutive slices, one after the other (so it may keep state within a slice, such as the last
 /// name it looked up); the slices are shared among threads when there are many items.
-pub(crate) fn map_slices<T: Sync, U: Send>(
-    items: &[T],
-    f: impl Fn(&[T], &mut Vec<U>) + Sync,
-) -> Vec<U> {
+pub fn map_slices<T: Sync, U: Send>(items: &[T], f: impl Fn(&[T], &mut Vec<U>) + Sync) -> Vec<U> {
     let n = threads().min(items.len() / MIN_ITEMS_PER_THREAD).max(1);
     let mut out: Vec<U> = Vec::with_capacity(items.len());
     if n == 1 {

@@ -158,7 +158,7 @@ pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
 
 /// One diagnostic in ANSI colours, for a terminal. Only the command line colours its output (and builds the
 /// colour support); elsewhere this is the plain rendering.
-#[cfg(feature = "cli")]
+#[cfg(feature = "color")]
 fn colored(
     config: &Config,
     files: &SimpleFiles<String, std::borrow::Cow<'_, str>>,
@@ -170,7 +170,7 @@ fn colored(
         .map(|_| String::from_utf8_lossy(buf.as_slice()).into_owned())
 }
 
-#[cfg(not(feature = "cli"))]
+#[cfg(not(feature = "color"))]
 fn colored(
     config: &Config,
     files: &SimpleFiles<String, std::borrow::Cow<'_, str>>,
@@ -229,7 +229,7 @@ pub fn locate(map: &SourceMap, span: Span) -> Option<Location<'_>> {
     })
 }
 
-#[cfg(feature = "export")]
+#[cfg(feature = "json")]
 /// One JSON object per line: code, name, severity, file, line, column, message, labels, help, notes.
 pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
     let mut out = String::new();
@@ -332,6 +332,8 @@ mod tests {
         assert!(text.contains("help: declare it"), "{text}");
     }
 
+    // Built with the `json` feature, as a workspace test run builds it for the command line.
+    #[cfg(feature = "json")]
     #[test]
     fn json_has_one_object_per_diagnostic() {
         let (map, diags) = sample();

@@ -9,10 +9,10 @@
 use indexmap::IndexMap;
 
 /// An `IndexMap` with the fast hasher.
-pub(crate) type FastMap<K, V> = IndexMap<K, V, FastState>;
+pub type FastMap<K, V> = IndexMap<K, V, FastState>;
 
 /// An empty [`FastMap`] with room for `n` entries.
-pub(crate) fn map_with_capacity<K, V>(n: usize) -> FastMap<K, V> {
+pub fn map_with_capacity<K, V>(n: usize) -> FastMap<K, V> {
     IndexMap::with_capacity_and_hasher(n, FastState::default())
 }
 
@@ -21,7 +21,7 @@ pub(crate) fn map_with_capacity<K, V>(n: usize) -> FastMap<K, V> {
 ///
 /// Names of up to 23 bytes, nearly all, are held in the map itself: finding one compares bytes already in
 /// hand rather than fetching the stored name from wherever the spec keeps it.
-pub(crate) struct NameMap<'a, V> {
+pub struct NameMap<'a, V> {
     #[allow(clippy::disallowed_types)]
     map: std::collections::HashMap<NameKey<'a>, V, FastState>,
 }
@@ -94,7 +94,7 @@ impl<'a, V: Copy> NameMap<'a, V> {
 
 /// foldhash's fast hasher, seeded at random once per process: names in a hostile spec cannot be chosen to
 /// collide in advance, so a table cannot be made to degrade to quadratic probing.
-pub(crate) type FastState = foldhash::fast::RandomState;
+pub type FastState = foldhash::fast::RandomState;
 
 #[cfg(test)]
 mod tests {

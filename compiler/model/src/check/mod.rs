@@ -110,6 +110,3 @@ pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
 pub(crate) fn recheck(c: &Composed) -> Vec<Diagnostic> {
     check_machine(&c.machine)
 }
-
-#[cfg(test)]
-mod tests;

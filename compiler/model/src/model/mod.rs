@@ -3,7 +3,7 @@
 //! `resolve` builds it from either front end (`.fsm` or Open Autonomy YAML); `check` validates it; generators
 //! accept only a [`Checked`] model, which only `check` can construct.
 
-pub(crate) mod hash;
+pub mod hash;
 pub mod hooks;
 mod kinds;
 
@@ -154,12 +154,6 @@ impl State {
             .iter()
             .find(|(n, _)| n.as_str() == "payload")
             .map(|(n, _)| n.span)
-    }
-}
-
-impl Default for Name {
-    fn default() -> Self {
-        Name::new("", Span::default())
     }
 }
 
@@ -390,6 +384,10 @@ pub struct Checked {
 impl Checked {
     pub fn spec(&self) -> &Spec {
         &self.spec
+    }
+    /// The spec, for a caller that withholds the checked model (errors found before checking).
+    pub fn into_spec(self) -> Spec {
+        self.spec
     }
     pub fn composed(&self) -> &[crate::compose::Composed] {
         &self.composed

@@ -9,7 +9,7 @@ use std::fmt;
 /// How a lint is treated unless configured otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[cfg_attr(
-    feature = "export",
+    feature = "json",
     derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]

@@ -1,0 +1,2 @@
+pub mod diag;
+pub mod source;

@@ -1,0 +1,2 @@
+pub use fsmc_diag::{diag, source};
+pub mod syntax;
