@@ -22,8 +22,8 @@ pub use driver::{Compilation, Options, compile, compile_str};
 pub mod cli;
 
 // The compiler's other packages (see ARCHITECTURE.md), under the paths they always had.
+use fsmc_diag::par;
 pub use fsmc_diag::{diag, source};
-use fsmc_model::par;
 pub use fsmc_model::{check, codegen, compose, ident, model};
 pub use fsmc_syntax::syntax;
 

@@ -5,12 +5,10 @@
 //! `fsmc::codegen`, …). `diag` and `source` are re-exported here so that its paths are the ones it has inside
 //! `fsmc`.
 
+use fsmc_diag::par;
 pub use fsmc_diag::{diag, source};
 pub mod check;
 pub mod codegen;
 pub mod compose;
 pub mod ident;
 pub mod model;
-// Shared with `fsmc`'s front end (resolve's lookups); not part of the library's interface.
-#[doc(hidden)]
-pub mod par;

@@ -4,5 +4,6 @@
 //! through `fsmc`, which re-exports it as `fsmc::syntax`. `diag` and `source` are re-exported here so that the
 //! parser's paths (`crate::diag`, `crate::source`) are the ones it has inside `fsmc`.
 
+use fsmc_diag::par;
 pub use fsmc_diag::{diag, source};
 pub mod syntax;

@@ -43,7 +43,7 @@ pub const MAX_NESTING: usize = 64;
 /// edit, such as a missing `;`, made parse). The tree is `None` only when the file could not be split into pieces
 /// at all: nesting deeper than [`MAX_NESTING`], or a parser out of stack.
 pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
-    parse_in_runs(file, text, chunk::RUN, chunk::threads)
+    parse_in_runs(file, text, chunk::RUN, crate::par::threads)
 }
 
 /// [`parse`], with a long body cut into runs of `run` bytes parsed on up to `threads()` threads (the tests cut

@@ -40,17 +40,7 @@ pub fn comments(file: FileId, text: &str) -> Vec<Comment> {
         let start = i;
         match b.get(i + 1) {
             Some(b'/') => {
-                let end = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |n| i + n);
-                // `///` then anything but a fourth `/` is a doc comment (the grammar's `doc`).
-                let doc = b.get(i + 2) == Some(&b'/') && b.get(i + 3) != Some(&b'/');
-                let kind = if doc {
-                    CommentKind::Doc
-                } else {
-                    CommentKind::Line
-                };
+                let (kind, end) = line_comment(b, i);
                 out.push(comment(file, kind, start, end));
                 i = end;
             }
@@ -79,6 +69,22 @@ pub fn comments(file: FileId, text: &str) -> Vec<Comment> {
         }
     }
     out
+}
+
+/// The kind and end (its line's end) of the `//` comment at `i`.
+pub(crate) fn line_comment(b: &[u8], i: usize) -> (CommentKind, usize) {
+    let end = b
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'\n'))
+        .map_or(b.len(), |n| i + n);
+    // `///` then anything but a fourth `/` is a doc comment (the grammar's `doc`).
+    let doc = b.get(i + 2) == Some(&b'/') && b.get(i + 3) != Some(&b'/');
+    let kind = if doc {
+        CommentKind::Doc
+    } else {
+        CommentKind::Line
+    };
+    (kind, end)
 }
 
 fn comment(file: FileId, kind: CommentKind, start: usize, end: usize) -> Comment {

@@ -139,21 +139,6 @@ fn failure(e: &pest::error::Error<Rule>, start: usize, end: usize) -> Failed {
     (at < end).then_some(at)
 }
 
-/// At most this many threads parse one body: each run parsed by another thread than the first is copied once
-/// into the tree, so more would gain little.
-const MAX_THREADS: usize = 4;
-
-/// How many threads parse a long body: one per core, up to [`MAX_THREADS`]. Asked once (the answer may take
-/// reading the process's CPU quota), when the first long body is parsed.
-pub(super) fn threads() -> usize {
-    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *THREADS.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_THREADS)
-    })
-}
-
 /// Each thread gets at least this many runs: for a shorter body, starting threads and joining what they built
 /// would cost about what they save.
 const RUNS_PER_THREAD: usize = 4;
@@ -343,17 +328,7 @@ pub(super) fn plan(text: &str, run: usize) -> Option<Plan> {
         match c {
             b'/' if b.get(i + 1) == Some(&b'/') => {
                 // A comment or doc comment, up to the end of its line.
-                let end = b[i..]
-                    .iter()
-                    .position(|&c| c == b'\n')
-                    .map_or(b.len(), |n| i + n);
-                // `///` then anything but a fourth `/` is a doc comment (the grammar's `doc`).
-                let doc = b.get(i + 2) == Some(&b'/') && b.get(i + 3) != Some(&b'/');
-                let kind = if doc {
-                    CommentKind::Doc
-                } else {
-                    CommentKind::Line
-                };
+                let (kind, end) = crate::syntax::trivia::line_comment(b, i);
                 plan.comments.push((kind, i, end));
                 i = end;
                 continue;

@@ -7,12 +7,13 @@
 //! Work handed to another thread must not make did-you-mean suggestions: their budget is per thread
 //! ([`crate::diag::did_you_mean`]), so which diagnostics get one would depend on the split.
 
-/// At most this many threads share one piece of work: the checks are memory-bound past two or three.
+/// At most this many threads share one piece of work: the checks are memory-bound past two or three, and each
+/// run of a long body parsed by another thread than the first is copied once into the tree.
 const MAX_THREADS: usize = 4;
 
 /// How many threads may share work: one per core, up to [`MAX_THREADS`]. Asked once (the answer may take reading
 /// the process's CPU quota).
-pub(crate) fn threads() -> usize {
+pub fn threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| {
         std::thread::available_parallelism()
@@ -65,7 +66,7 @@ pub fn map_slices<T: Sync, U: Send>(items: &[T], f: impl Fn(&[T], &mut Vec<U>) +
 }
 
 /// `(a(), b())`, with `a` on another thread when `large` (and a thread can be started).
-pub(crate) fn join<A, B, RA, RB>(large: bool, a: A, b: B) -> (RA, RB)
+pub fn join<A, B, RA, RB>(large: bool, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB,
