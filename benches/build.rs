@@ -11,8 +11,8 @@
 //! (`.fsm` or YAML, one machine). Without the corpus, a synthetic machine of the same size stands in, with a
 //! warning.
 
-use fsmc::ident::{camel, snake};
-use fsmc::model::Machine;
+use fsmc_model::ident::{camel, snake};
+use fsmc_model::spec::Machine;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -26,19 +26,21 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-changed=src/synth.rs");
     println!("cargo:rerun-if-env-changed=FSMC_BENCH_SPEC");
-    println!("cargo:rerun-if-env-changed={}", fsmc::corpus::ENV);
-    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    println!("cargo:rerun-if-env-changed={}", fsmc_testkit::corpus::ENV);
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let corpus = fsmc::corpus::locate(std::env::var_os(fsmc::corpus::ENV), &manifest.join(".."))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let corpus = fsmc_testkit::corpus::locate(
+        std::env::var_os(fsmc_testkit::corpus::ENV),
+        &fsmc_testkit::workspace(),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let spec = std::env::var_os("FSMC_BENCH_SPEC")
         .map(PathBuf::from)
         .or_else(|| corpus.map(|c| c.join(TRADER)))
         .unwrap_or_default();
-    let opts = fsmc::Options::default();
+    let opts = fsmc_driver::Options::default();
     let compilation = if spec.is_file() {
         println!("cargo:rerun-if-changed={}", spec.display());
-        fsmc::compile(&spec, &opts)
+        fsmc_driver::compile(&spec, &opts)
             .unwrap_or_else(|e| panic!("cannot read {}: {}", e.path, e.message))
     } else {
         println!(
@@ -46,10 +48,16 @@ fn main() {
             spec.display()
         );
         let text = synth::Synth::generate(58, synth::DEFAULT_SEED).to_yaml();
-        fsmc::compile_str("synthetic_fsm_specification.yaml", &text, &manifest, &opts)
+        fsmc_driver::compile_str(
+            "synthetic_fsm_specification.yaml",
+            &text,
+            &fsmc_testkit::workspace(),
+            &opts,
+        )
     };
     let Some(checked) = compilation.checked.as_ref() else {
-        let text = fsmc::diag::render::human(&compilation.sources, &compilation.diagnostics, false);
+        let text =
+            fsmc_base::diag::render::human(&compilation.sources, &compilation.diagnostics, false);
         panic!("{} does not check:\n{text}", spec.display());
     };
     let m = checked
@@ -57,12 +65,12 @@ fn main() {
         .entry_items
         .iter()
         .find_map(|i| match i {
-            fsmc::model::Item::Machine(id) => Some(checked.spec().machine(*id)),
-            fsmc::model::Item::App(_) => None,
+            fsmc_model::spec::Item::Machine(id) => Some(checked.spec().machine(*id)),
+            fsmc_model::spec::Item::App(_) => None,
         })
         .expect("the spec defines a machine");
 
-    let generated = fsmc::codegen::format(fsmc::codegen::generate(checked))
+    let generated = fsmc_model::codegen::format(fsmc_model::codegen::generate(checked))
         .unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
     let module = snake(&m.name.text);
     write(

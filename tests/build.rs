@@ -33,8 +33,8 @@ fn main() {
     let mut all = String::new();
     for path in files {
         println!("cargo:rerun-if-changed={}", path.display());
-        let compilation =
-            fsmc::compile(&path, &fsmc::Options::default()).expect("spec is readable");
+        let compilation = fsmc_driver::compile(&path, &fsmc_driver::Options::default())
+            .expect("spec is readable");
         let Some(checked) = &compilation.checked else {
             panic!("{} has errors: run `fsmc check` on it", path.display());
         };
@@ -46,7 +46,7 @@ fn main() {
         let file = out_dir.join(format!("{module}.rs"));
         std::fs::write(
             &file,
-            fsmc::codegen::format(fsmc::codegen::generate(checked))
+            fsmc_model::codegen::format(fsmc_model::codegen::generate(checked))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
         )
         .expect("OUT_DIR is writable");
@@ -58,13 +58,13 @@ fn main() {
         );
         // One consistency test per generated machine whose transitions do not depend on guards.
         for m in checked.spec().entry_items.iter().map(|i| match i {
-            fsmc::model::Item::Machine(id) => checked.spec().machine(*id),
-            fsmc::model::Item::App(a) => &checked.composed()[*a].machine,
+            fsmc_model::spec::Item::Machine(id) => checked.spec().machine(*id),
+            fsmc_model::spec::Item::App(a) => &checked.composed()[*a].machine,
         }) {
             if m.events.is_empty() || m.transitions.iter().any(|t| !t.guards.is_empty()) {
                 continue;
             }
-            let md = fsmc::ident::snake(&m.name.text);
+            let md = fsmc_model::ident::snake(&m.name.text);
             let _ = writeln!(
                 all,
                 "    #[test]\n    fn {md}_table_agrees_with_accepted() {{\n        crate::check_table::<{md}::State>({md}::State::ALL, {md}::Event::ALL);\n    }}"
@@ -102,10 +102,15 @@ fn large_machine(out_dir: &Path, all: &mut String) {
         }
     }
     spec.push_str("}\n");
-    assert!(states * events > fsmc::codegen::DENSE_TABLE_LIMIT);
-    let c = fsmc::compile_str("large.fsm", &spec, out_dir, &fsmc::Options::default());
+    assert!(states * events > fsmc_model::codegen::DENSE_TABLE_LIMIT);
+    let c = fsmc_driver::compile_str(
+        "large.fsm",
+        &spec,
+        out_dir,
+        &fsmc_driver::Options::default(),
+    );
     let checked = c.checked.as_ref().expect("the large machine checks clean");
-    let code = fsmc::codegen::format(fsmc::codegen::generate(checked)).expect("Rust");
+    let code = fsmc_model::codegen::format(fsmc_model::codegen::generate(checked)).expect("Rust");
     assert!(
         !code.contains("static TABLE"),
         "a sparse table was expected"
@@ -145,7 +150,7 @@ fn adversarial_specs(out_dir: &Path) {
     }
     let mut code = String::new();
     let (mut accepted, mut refused) = (0usize, 0usize);
-    let opts = fsmc::Options::default();
+    let opts = fsmc_driver::Options::default();
     for i in 0..cases {
         let (name, text) = if i % 5 == 4 {
             (
@@ -158,13 +163,13 @@ fn adversarial_specs(out_dir: &Path) {
         if text.is_empty() {
             continue;
         }
-        let c = fsmc::compile_str(&name, &text, out_dir, &opts);
+        let c = fsmc_driver::compile_str(&name, &text, out_dir, &opts);
         let Some(checked) = &c.checked else {
             assert!(c.has_errors(), "case {i}: refused without an error\n{text}");
             refused += 1;
             continue;
         };
-        let generated = fsmc::codegen::format(fsmc::codegen::generate(checked))
+        let generated = fsmc_model::codegen::format(fsmc_model::codegen::generate(checked))
             .unwrap_or_else(|e| panic!("case {i} (seed {seed}): {e}\n{text}"));
         accepted += 1;
         // The spec travels with its code, so a compile error in the output can be traced to it.

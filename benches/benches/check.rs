@@ -11,12 +11,12 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn compile(format: Format, text: &str, opts: &fsmc::Options) -> fsmc::Compilation {
-    fsmc::compile_str(format.file_name(), text, Path::new("."), opts)
+fn compile(format: Format, text: &str, opts: &fsmc_driver::Options) -> fsmc_driver::Compilation {
+    fsmc_driver::compile_str(format.file_name(), text, Path::new("."), opts)
 }
 
 fn check(c: &mut Criterion) {
-    let opts = fsmc::Options::default();
+    let opts = fsmc_driver::Options::default();
     for states in [1_000usize, 10_000, 100_000] {
         let synth = Synth::generate(states, DEFAULT_SEED);
         let mut group = c.benchmark_group(format!("check/{states}"));

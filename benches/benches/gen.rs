@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::Duration;
 
 fn generation(c: &mut Criterion) {
-    let opts = fsmc::Options::default();
+    let opts = fsmc_driver::Options::default();
     // About four transitions per state.
     for states in [250usize, 2_500, 25_000] {
         let synth = Synth::generate(states, DEFAULT_SEED);
@@ -23,7 +23,8 @@ fn generation(c: &mut Criterion) {
         group.sample_size(10);
         group.warm_up_time(Duration::from_secs(1));
         group.measurement_time(Duration::from_secs(if states >= 25_000 { 15 } else { 4 }));
-        let compile = || fsmc::compile_str(Format::Fsm.file_name(), &text, Path::new("."), &opts);
+        let compile =
+            || fsmc_driver::compile_str(Format::Fsm.file_name(), &text, Path::new("."), &opts);
         assert!(
             compile().checked.is_some(),
             "the synthetic spec checks clean"
@@ -32,14 +33,17 @@ fn generation(c: &mut Criterion) {
             b.iter(|| {
                 let c = compile();
                 let checked = c.checked.as_ref().expect("checks clean");
-                black_box(fsmc::codegen::generate(checked))
+                black_box(fsmc_model::codegen::generate(checked))
             })
         });
         group.bench_function(BenchmarkId::from_parameter("gen"), |b| {
             b.iter(|| {
                 let c = compile();
                 let checked = c.checked.as_ref().expect("checks clean");
-                black_box(fsmc::codegen::format(fsmc::codegen::generate(checked)).expect("Rust"))
+                black_box(
+                    fsmc_model::codegen::format(fsmc_model::codegen::generate(checked))
+                        .expect("Rust"),
+                )
             })
         });
         group.finish();

@@ -29,11 +29,12 @@ fn draw(format: &str, target: &Target<'_>) -> usize {
 }
 
 fn graph(c: &mut Criterion) {
-    let opts = fsmc::Options::default();
+    let opts = fsmc_driver::Options::default();
     for (label, states) in [("1k", 250usize), ("10k", 2_500), ("100k", 25_000)] {
         let synth = Synth::generate(states, DEFAULT_SEED);
         let text = synth.write(Format::Fsm);
-        let compilation = fsmc::compile_str(Format::Fsm.file_name(), &text, Path::new("."), &opts);
+        let compilation =
+            fsmc_driver::compile_str(Format::Fsm.file_name(), &text, Path::new("."), &opts);
         let Some(checked) = &compilation.checked else {
             panic!("{states} states: {:?}", compilation.diagnostics);
         };

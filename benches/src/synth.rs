@@ -303,11 +303,11 @@ mod tests {
     use std::path::Path;
 
     fn diagnostics(text: &str, format: Format) -> Vec<String> {
-        let c = fsmc::compile_str(
+        let c = fsmc_driver::compile_str(
             format.file_name(),
             text,
             Path::new("."),
-            &fsmc::Options::default(),
+            &fsmc_driver::Options::default(),
         );
         let mut out: Vec<String> = c
             .diagnostics
@@ -363,25 +363,25 @@ mod tests {
     fn yaml_is_in_canonical_form() {
         // fsmc's own canonical writer, applied to what it read, must give the same bytes back.
         let text = spec(300, Format::Yaml);
-        let c = fsmc::compile_str(
+        let c = fsmc_driver::compile_str(
             Format::Yaml.file_name(),
             &text,
             Path::new("."),
-            &fsmc::Options::default(),
+            &fsmc_driver::Options::default(),
         );
         assert!(c.diagnostics.is_empty());
-        let (parsed, diags) = fsmc::oa::parse(fsmc::source::FileId(0), &text);
+        let (parsed, diags) = fsmc_driver::yaml::parse(fsmc_base::source::FileId(0), &text);
         assert!(diags.is_empty());
         let parsed = parsed.expect("parses");
-        assert_eq!(fsmc::oa::write(&parsed), text);
+        assert_eq!(fsmc::export::yaml::write(&parsed), text);
     }
 
     #[test]
     fn fsm_and_yaml_describe_the_same_machine() {
         let s = Synth::generate(400, 7);
-        let opts = fsmc::Options::default();
-        let a = fsmc::compile_str("a.fsm", &s.to_fsm(), Path::new("."), &opts);
-        let b = fsmc::compile_str(
+        let opts = fsmc_driver::Options::default();
+        let a = fsmc_driver::compile_str("a.fsm", &s.to_fsm(), Path::new("."), &opts);
+        let b = fsmc_driver::compile_str(
             "b_fsm_specification.yaml",
             &s.to_yaml(),
             Path::new("."),

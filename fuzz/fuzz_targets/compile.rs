@@ -4,8 +4,8 @@
 //! Imports resolve against an empty directory created for the run, so fuzzed imports never read real files.
 #![no_main]
 
-use fsmc::diag::render;
-use fsmc::{Options, compile_str};
+use fsmc_base::diag::render;
+use fsmc_driver::{Options, compile_str};
 use libfuzzer_sys::fuzz_target;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
         let _ = render::human(&c.sources, &c.diagnostics, false);
         let _ = render::json(&c.sources, &c.diagnostics);
         if let Some(checked) = &c.checked {
-            let _ = fsmc::codegen::format(fsmc::codegen::generate(checked));
+            let _ = fsmc_model::codegen::format(fsmc_model::codegen::generate(checked));
         }
     }
 });

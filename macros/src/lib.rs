@@ -4,9 +4,9 @@
 //! crate being compiled, turns diagnostics into `compile_error!`s on the argument literal, and makes every file
 //! read a build input (via `include_str!`), so editing a spec or anything it imports rebuilds the crate.
 
-use fsmc::diag::{Code, Diagnostic, Level, render};
-use fsmc::loader::{LoadOptions, absolute, normalize};
-use fsmc::{Compilation, Options};
+use fsmc_base::diag::{Code, Diagnostic, Level, render};
+use fsmc_driver::loader::{LoadOptions, absolute, normalize};
+use fsmc_driver::{Compilation, Options};
 use proc_macro::TokenStream;
 use proc_macro2::Span;
 use quote::{quote, quote_spanned};
@@ -211,7 +211,7 @@ fn expand(args: &Args, source: Source) -> proc_macro2::TokenStream {
                 Ok(p) => p,
                 Err(e) => return e,
             };
-            match fsmc::compile(&path, &opts) {
+            match fsmc_driver::compile(&path, &opts) {
                 Ok(c) => c,
                 Err(e) => {
                     return error(
@@ -221,7 +221,9 @@ fn expand(args: &Args, source: Source) -> proc_macro2::TokenStream {
                 }
             }
         }
-        Source::Inline => fsmc::compile_str("<fsm! input>", &args.lit.value(), &manifest, &opts),
+        Source::Inline => {
+            fsmc_driver::compile_str("<fsm! input>", &args.lit.value(), &manifest, &opts)
+        }
     };
     output(args, &compilation)
 }
@@ -236,18 +238,18 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
     let tracked = quote! { #(#tracked)* };
     match &c.checked {
         Some(checked)
-            if !cfg!(feature = "app") && !fsmc::codegen::needing_app(checked).is_empty() =>
+            if !cfg!(feature = "app") && !fsmc_model::codegen::needing_app(checked).is_empty() =>
         {
-            let names = fsmc::codegen::needing_app(checked);
+            let names = fsmc_model::codegen::needing_app(checked);
             let mut out = tracked;
             out.extend(error(args.lit.span(), &app_feature_off(&names)));
             if let Some(spec) = &c.spec {
-                out.extend(fsmc::codegen::skeleton(spec));
+                out.extend(fsmc_model::codegen::skeleton(spec));
             }
             out
         }
         Some(checked) => {
-            let code = fsmc::codegen::generate(checked);
+            let code = fsmc_model::codegen::generate(checked);
             let warnings = warnings(args, c);
             quote! { #tracked #code #warnings }
         }
@@ -258,7 +260,7 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
                 out.extend(error(args.lit.span(), &rendered(c, d)));
             }
             if let Some(spec) = &c.spec {
-                out.extend(fsmc::codegen::skeleton(spec));
+                out.extend(fsmc_model::codegen::skeleton(spec));
             }
             out
         }
@@ -328,7 +330,7 @@ mod tests {
     use super::*;
 
     fn compile(text: &str) -> Compilation {
-        fsmc::compile_str("<fsm! input>", text, Path::new("."), &Options::default())
+        fsmc_driver::compile_str("<fsm! input>", text, Path::new("."), &Options::default())
     }
 
     #[test]
@@ -344,8 +346,8 @@ mod tests {
              }",
         );
         let checked = c.checked.as_ref().expect("the spec checks");
-        assert_eq!(fsmc::codegen::needing_app(checked), ["Rounds"]);
-        let message = app_feature_off(&fsmc::codegen::needing_app(checked));
+        assert_eq!(fsmc_model::codegen::needing_app(checked), ["Rounds"]);
+        let message = app_feature_off(&fsmc_model::codegen::needing_app(checked));
         assert!(
             message.contains("`abci` machine `Rounds` links against fsmc-runtime's `app` feature")
         );
@@ -353,7 +355,9 @@ mod tests {
 
         let plain =
             compile("machine P { event GO; start default state A; final state B; (A, GO) -> B; }");
-        assert!(fsmc::codegen::needing_app(plain.checked.as_ref().expect("checks")).is_empty());
+        assert!(
+            fsmc_model::codegen::needing_app(plain.checked.as_ref().expect("checks")).is_empty()
+        );
     }
 
     /// The macro reads YAML imports only with the runtime's `yaml` feature; without it the import is refused
@@ -375,7 +379,7 @@ mod tests {
             },
             ..Options::default()
         };
-        let c = fsmc::compile_str(
+        let c = fsmc_driver::compile_str(
             "<fsm! input>",
             "import \"tiny_fsm_specification.yaml\";",
             &dir,
@@ -390,8 +394,8 @@ mod tests {
             .collect();
         // The macro's `yaml` feature turns on the library's; a test build may link a library with more features
         // (cargo unifies them with the workspace's), so the library's own answer decides what to expect.
-        const { assert!(!cfg!(feature = "yaml") || fsmc::loader::READS_YAML) };
-        if fsmc::loader::READS_YAML {
+        const { assert!(!cfg!(feature = "yaml") || fsmc_driver::loader::READS_YAML) };
+        if fsmc_driver::loader::READS_YAML {
             assert!(errors.is_empty(), "{errors:?}");
             assert_eq!(c.checked.as_ref().map(|k| k.spec().machines.len()), Some(1));
         } else {

@@ -285,7 +285,7 @@ fn explain_describes_a_code() {
 fn explain_lists_every_code() {
     let (code, out, _) = fsmc(&[&"explain"]);
     assert_eq!(code, 0);
-    for c in fsmc::diag::Code::ALL {
+    for c in fsmc_base::diag::Code::ALL {
         assert!(
             out.lines()
                 .any(|l| l.starts_with(c.id()) && l.contains(c.name())),

@@ -2,14 +2,14 @@
 //! found in the composition obeys the app's lint levels, and one unresolved mapping is reported once, not
 //! followed by what the incomplete composition would show.
 
-use fsmc::diag::{Code, Diagnostic, Severity};
+use fsmc_base::diag::{Code, Diagnostic, Severity};
 use std::path::Path;
 
 fn diagnostics(name: &str) -> Vec<Diagnostic> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/compose")
         .join(name);
-    fsmc::compile(&path, &fsmc::Options::default())
+    fsmc_driver::compile(&path, &fsmc_driver::Options::default())
         .expect("the fixture is readable")
         .diagnostics
 }
@@ -35,11 +35,11 @@ fn a_composed_lint_keeps_its_code_and_level() {
     let text = std::fs::read_to_string(&path)
         .unwrap()
         .replace("#[allow(no_path_to_final)]", "");
-    let c = fsmc::compile_str(
+    let c = fsmc_driver::compile_str(
         "alias.fsm",
         &text,
         path.parent().unwrap(),
-        &fsmc::Options::default(),
+        &fsmc_driver::Options::default(),
     );
     let composed: Vec<&Diagnostic> = c
         .diagnostics

@@ -2,17 +2,14 @@
 //! and where upstream fails a spec, fsmc fails it for the same reasons (the same states, the same label).
 //! The corpus is read from ../shared at test time and never copied into the repository.
 
-use fsmc::diag::{Code, Severity};
-use fsmc::{Options, compile};
+use fsmc_base::diag::{Code, Severity};
+use fsmc_driver::{Options, compile};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The corpus (see `fsmc::corpus`): `None`, after saying so, when there is none and none was asked for.
 fn corpus() -> Option<PathBuf> {
-    fsmc::corpus::for_test(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
-        "corpus verdicts",
-    )
+    fsmc_testkit::corpus::for_test("corpus verdicts")
 }
 
 struct Entry {

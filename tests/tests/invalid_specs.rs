@@ -2,7 +2,7 @@
 //! triggers it, and the rendered diagnostics of each are a snapshot, so a change in wording, span or
 //! follow-on errors shows up in review.
 
-use fsmc::diag::{Code, Severity};
+use fsmc_base::diag::{Code, Severity};
 use std::path::{Path, PathBuf};
 
 fn workspace() -> PathBuf {
@@ -51,7 +51,7 @@ fn code_of(name: &str) -> Option<Code> {
 
 #[test]
 fn every_invalid_spec_triggers_its_code() {
-    let mut options = fsmc::Options::default();
+    let mut options = fsmc_driver::Options::default();
     // Paths in the output are relative to the workspace root, as `fsmc check` shows them run from there.
     options.load.display_base = Some(workspace());
     let specs = invalid_specs();
@@ -67,9 +67,9 @@ fn every_invalid_spec_triggers_its_code() {
             "{name}: must start with a `{comment}` line saying what is wrong"
         );
 
-        let c = fsmc::compile(&path, &options)
+        let c = fsmc_driver::compile(&path, &options)
             .unwrap_or_else(|e| panic!("{name}: entry file unusable: {}", e.message));
-        let rendered = fsmc::diag::render::human(&c.sources, &c.diagnostics, false);
+        let rendered = fsmc_base::diag::render::human(&c.sources, &c.diagnostics, false);
         assert!(
             c.diagnostics.iter().any(|d| d.code == code),
             "{name}: expected {code} among the diagnostics, got:\n{rendered}"

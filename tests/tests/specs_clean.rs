@@ -17,13 +17,13 @@ fn clean_specs() -> Vec<PathBuf> {
 
 #[test]
 fn every_spec_compiles_without_diagnostics() {
-    let mut options = fsmc::Options::default();
+    let mut options = fsmc_driver::Options::default();
     options.load.display_base = Some(workspace());
     let specs = clean_specs();
     for path in &specs {
-        let c =
-            fsmc::compile(path, &options).unwrap_or_else(|e| panic!("{}: {}", e.path, e.message));
-        let rendered = fsmc::diag::render::human(&c.sources, &c.diagnostics, false);
+        let c = fsmc_driver::compile(path, &options)
+            .unwrap_or_else(|e| panic!("{}: {}", e.path, e.message));
+        let rendered = fsmc_base::diag::render::human(&c.sources, &c.diagnostics, false);
         assert!(c.diagnostics.is_empty(), "{}:\n{rendered}", path.display());
         assert!(c.checked.is_some(), "{}: no checked model", path.display());
     }
@@ -47,7 +47,8 @@ fn every_system_has_a_spec() {
 #[test]
 fn the_oracle_app_composes_its_three_machines() {
     let path = workspace().join("specs/oracle/oracle.fsm");
-    let c = fsmc::compile(&path, &fsmc::Options::default()).expect("oracle.fsm is readable");
+    let c = fsmc_driver::compile(&path, &fsmc_driver::Options::default())
+        .expect("oracle.fsm is readable");
     let checked = c.checked.expect("the oracle app checks clean");
     let [app] = checked.composed() else {
         panic!("one app in oracle.fsm")

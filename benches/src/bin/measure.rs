@@ -3,7 +3,7 @@
 //! `cargo run -p fsmc-benches --release --bin measure -- [--states N] [--format fsm|yaml] [--stages] [FILE]`
 //!
 //! Without a FILE it writes the spec of N states (default 100,000: 400k transitions) to a temporary file first,
-//! so that what is measured is `fsmc::compile` on a file, as `fsmc check` runs it. Peak memory is the kernel's
+//! so that what is measured is `fsmc_driver::compile` on a file, as `fsmc check` runs it. Peak memory is the kernel's
 //! high-water mark of resident memory (VmHWM), reset after generation (via `/proc/self/clear_refs`) so it covers
 //! the check alone. `--stages` also times each stage separately: parse, load (parse + bookkeeping), resolve,
 //! check. The bar (brief §5, "checks are linear"): a 100k-state spec under 2 s and 1 GB.
@@ -144,14 +144,14 @@ fn run() -> Result<bool, String> {
 
     let rss_before = status_kib("VmRSS:");
     let reset = reset_peak();
-    let opts = fsmc::Options::default();
+    let opts = fsmc_driver::Options::default();
     let mut best = Duration::MAX;
     let mut best_cpu = Duration::MAX;
     let mut clean = true;
     for i in 0..runs {
         let cpu0 = cpu_time();
         let t = Instant::now();
-        let c = fsmc::compile(&path, &opts)
+        let c = fsmc_driver::compile(&path, &opts)
             .map_err(|e| format!("cannot read {}: {}", e.path, e.message))?;
         let elapsed = t.elapsed();
         let cpu = cpu0.zip(cpu_time()).map(|(a, b)| b.saturating_sub(a));
@@ -206,9 +206,9 @@ impl Drop for TempFile {
     }
 }
 
-/// Each stage of `fsmc::compile` on its own, in the order the driver runs them, with the peak resident memory
+/// Each stage of `fsmc_driver::compile` on its own, in the order the driver runs them, with the peak resident memory
 /// while it ran (the high-water mark is reset before each stage; what earlier stages left alive counts).
-fn stage_times(path: &Path, opts: &fsmc::Options) {
+fn stage_times(path: &Path, opts: &fsmc_driver::Options) {
     fn stage<T>(
         rows: &mut Vec<(String, Duration, Option<u64>)>,
         name: &str,
@@ -222,7 +222,9 @@ fn stage_times(path: &Path, opts: &fsmc::Options) {
         out
     }
     let mut rows = Vec::new();
-    let text = match stage(&mut rows, "read file", || fsmc::loader::read_text(path)) {
+    let text = match stage(&mut rows, "read file", || {
+        fsmc_driver::loader::read_text(path)
+    }) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("measure: {e}");
@@ -231,13 +233,13 @@ fn stage_times(path: &Path, opts: &fsmc::Options) {
     };
     let is_yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
     {
-        let mut sources = fsmc::source::SourceMap::default();
+        let mut sources = fsmc_base::source::SourceMap::default();
         let file = sources.add("spec", text.clone());
         let parsed_ok = stage(&mut rows, "parse only (syntax::parse / oa::parse)", || {
             if is_yaml {
-                fsmc::oa::parse(file, &text).0.is_some()
+                fsmc_driver::yaml::parse(file, &text).0.is_some()
             } else {
-                fsmc::syntax::parse(file, &text).0.is_some()
+                fsmc_syntax::parse(file, &text).0.is_some()
             }
         });
         if !parsed_ok {
@@ -246,7 +248,7 @@ fn stage_times(path: &Path, opts: &fsmc::Options) {
     }
     drop(text);
     let loaded = match stage(&mut rows, "loader::load (read + parse)", || {
-        fsmc::loader::load(path, &opts.load)
+        fsmc_driver::loader::load(path, &opts.load)
     }) {
         Ok(l) => l,
         Err(e) => {
@@ -256,15 +258,15 @@ fn stage_times(path: &Path, opts: &fsmc::Options) {
     };
     let Some(entry) = loaded.entry else { return };
     let (spec, resolve_diags) = stage(&mut rows, "resolve::resolve", || {
-        fsmc::resolve::resolve(&loaded.units, entry, &opts.lints)
+        fsmc_driver::resolve::resolve(&loaded.units, entry, &opts.lints)
     });
-    let report = stage(&mut rows, "check::check", || fsmc::check::check(spec));
+    let report = stage(&mut rows, "check::check", || fsmc_model::check::check(spec));
     let n = stage(&mut rows, "diag::finish", || {
         let diags: Vec<_> = resolve_diags
             .into_iter()
             .chain(report.diagnostics)
             .collect();
-        fsmc::diag::finish(diags).len()
+        fsmc_base::diag::finish(diags).len()
     });
     stage(&mut rows, "drop everything", || {
         drop(report.checked);

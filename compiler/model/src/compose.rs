@@ -7,7 +7,7 @@
 //! no longer used are dropped). The checks of the composition itself live in `check::compose`; the result is
 //! then checked again as an ordinary machine.
 
-use crate::model::{
+use crate::spec::{
     App, EventId, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Transition,
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,7 +32,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
         app.name.clone(),
         machines
             .first()
-            .map_or(crate::model::Profile::Abci, |m| m.1.profile),
+            .map_or(crate::spec::Profile::Abci, |m| m.1.profile),
         Origin::Composed,
         app.span,
     );
@@ -178,7 +178,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
     // Re-index per-state references (keys, outcome events) into the composed machine's tables.
     for (i, s) in out.states.iter_mut().enumerate() {
         let m = spec.machine(origin[i]);
-        let rekey = |list: &mut crate::model::ThinVec<(KeyId, crate::source::Span)>| {
+        let rekey = |list: &mut crate::spec::ThinVec<(KeyId, fsmc_base::source::Span)>| {
             list.retain_mut(|(k, _)| match key_index.get(m.key(*k).name.as_str()) {
                 Some(&nk) => {
                     *k = nk;
@@ -235,7 +235,7 @@ pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
     let Some(start) = fm.default_start() else {
         return Vec::new();
     };
-    let names = |m: &Machine, ks: &[(KeyId, crate::source::Span)]| -> BTreeSet<String> {
+    let names = |m: &Machine, ks: &[(KeyId, fsmc_base::source::Span)]| -> BTreeSet<String> {
         ks.iter()
             .map(|(k, _)| m.key(*k).name.text.to_string())
             .collect()

@@ -1,14 +1,14 @@
-//! fsmc's model of a spec, its checks, the composition of apps and the Rust code generator.
+//! fsmc's model of a spec (stage 2, [`spec`]), its checks ([`check`]), the composition of apps ([`compose`]) and
+//! the Rust code generator ([`codegen`]).
 //!
-//! One of the packages the compiler is built in (see ARCHITECTURE.md); it compiles beside `fsmc-syntax`, which
-//! it does not need. Use it through `fsmc`, which re-exports its modules (`fsmc::model`, `fsmc::check`,
-//! `fsmc::codegen`, …). `diag` and `source` are re-exported here so that its paths are the ones it has inside
-//! `fsmc`.
+//! It compiles beside `fsmc-syntax`, which it does not need, so that a cold build of a crate using
+//! `include_fsm!` compiles the parser and the checks side by side (see ARCHITECTURE.md).
 
-use fsmc_diag::par;
-pub use fsmc_diag::{diag, source};
 pub mod check;
 pub mod codegen;
 pub mod compose;
+pub mod hash;
+pub mod hooks;
 pub mod ident;
-pub mod model;
+mod kinds;
+pub mod spec;

@@ -1,9 +1,10 @@
-//! fsmc's `.fsm` grammar and parser: text to a syntax tree with spans, and every syntax error in it.
+//! Stage 1 of fsmc's pipeline: `.fsm` text → syntax tree with spans, and every syntax error in it.
 //!
-//! One of the packages the compiler is built in (see ARCHITECTURE.md); it compiles beside `fsmc-model`. Use it
-//! through `fsmc`, which re-exports it as `fsmc::syntax`. `diag` and `source` are re-exported here so that the
-//! parser's paths (`crate::diag`, `crate::source`) are the ones it has inside `fsmc`.
+//! It compiles beside `fsmc-model` (which does not need it), so that a cold build of a crate using
+//! `include_fsm!` compiles the parser and the checks side by side (see ARCHITECTURE.md).
 
-use fsmc_diag::par;
-pub use fsmc_diag::{diag, source};
-pub mod syntax;
+pub mod ast;
+pub mod parser;
+pub mod trivia;
+
+pub use parser::parse;

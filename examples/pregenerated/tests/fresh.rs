@@ -10,11 +10,11 @@ fn dir() -> &'static Path {
 #[test]
 fn generated_code_matches_the_spec() {
     let spec = dir().join("turnstile.fsm");
-    let compilation = fsmc::driver::compile(&spec, &fsmc::driver::Options::default()).unwrap();
+    let compilation = fsmc_driver::compile(&spec, &fsmc_driver::Options::default()).unwrap();
     assert!(!compilation.has_errors(), "{:?}", compilation.diagnostics);
     let checked = compilation.checked.as_ref().unwrap();
     // The header names the spec relative to the generated file, as `fsmc gen -o` does.
-    let expected = fsmc::codegen::generated_file("../turnstile.fsm", checked).unwrap();
+    let expected = fsmc_model::codegen::generated_file("../turnstile.fsm", checked).unwrap();
     let actual = std::fs::read_to_string(dir().join("src/generated.rs")).unwrap();
     assert!(
         actual == expected,

@@ -3,9 +3,9 @@
 //! pre-conditions hold on every path. The composed result is then checked as an ordinary machine.
 
 use crate::compose::{self, Composed};
-use crate::diag::{Code, Diagnostic};
-use crate::model::{App, MachineId, Spec};
-use crate::source::Span;
+use crate::spec::{App, MachineId, Spec};
+use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_base::source::Span;
 use std::collections::BTreeMap;
 
 pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
@@ -49,7 +49,7 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     }
     // States must be unique across machines: the composed app addresses them by name.
     let mut owner: BTreeMap<&str, (MachineId, Span)> = BTreeMap::new();
-    let mut events: BTreeMap<&str, (MachineId, Option<crate::model::Timeout>, Span)> =
+    let mut events: BTreeMap<&str, (MachineId, Option<crate::spec::Timeout>, Span)> =
         BTreeMap::new();
     // A key is one field of the composed app's data, written by generated code: one type for all.
     let mut keys: BTreeMap<&str, (MachineId, String, Span)> = BTreeMap::new();
@@ -145,7 +145,7 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
             }
         }
     }
-    let mut mapped: BTreeMap<(MachineId, crate::model::StateId), Span> = BTreeMap::new();
+    let mut mapped: BTreeMap<(MachineId, crate::spec::StateId), Span> = BTreeMap::new();
     for edge in &app.mappings {
         let (fm, fs) = edge.from;
         let (tm, ts) = edge.to;
@@ -283,7 +283,7 @@ fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
     w.severity = d.severity;
     w.primary = d.primary.clone();
     w.secondary = d.secondary.clone();
-    w.secondary.push(crate::diag::Label {
+    w.secondary.push(fsmc_base::diag::Label {
         span: app.name.span,
         message: "composed here".into(),
     });

@@ -7,8 +7,8 @@
 //! settles after O((states + transitions) × keys / 64) word operations.
 
 use super::graph::Graph;
-use crate::diag::{Code, Diagnostic};
-use crate::model::{KeyId, Machine, Origin, StateId};
+use crate::spec::{KeyId, Machine, Origin, StateId};
+use fsmc_base::diag::{Code, Diagnostic};
 use std::collections::VecDeque;
 
 /// The keys Open Autonomy always provides; listing one as a condition is a mistake upstream rejects.
@@ -185,12 +185,12 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
 /// a reset round's `done` starts a period without one. Checked only in machines that elect keepers at all:
 /// a machine whose keeper is elected in another machine of its app is checked once composed.
 fn keeper(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
-    use crate::model::{Outcome, RoundKind};
+    use crate::spec::{Outcome, RoundKind};
     if !m.states.iter().any(|s| s.elects_keeper.is_some()) {
         return;
     }
     let outgoing = &g.outgoing;
-    let done: Vec<Option<crate::model::EventId>> = m
+    let done: Vec<Option<crate::spec::EventId>> = m
         .state_ids()
         .map(|s| m.outcome_event(s, Outcome::Done))
         .collect();
@@ -261,8 +261,8 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
 /// For a round whose outcome the runtime decides (an `abci` state with a round kind), the event of its `done`
 /// outcome: only the transition on it carries the round's writes. `None` for states whose writes hold on every
 /// exit (custom rounds, other profiles).
-fn done_only(m: &Machine, s: StateId) -> Option<crate::model::EventId> {
-    use crate::model::{Outcome, Profile, RoundKind};
+fn done_only(m: &Machine, s: StateId) -> Option<crate::spec::EventId> {
+    use crate::spec::{Outcome, Profile, RoundKind};
     let st = m.state(s);
     if m.profile != Profile::Abci || matches!(st.kind(), RoundKind::Custom | RoundKind::Degenerate)
     {

@@ -10,8 +10,8 @@ mod rounds;
 mod structure;
 
 use crate::compose::Composed;
-use crate::diag::{Code, Diagnostic};
-use crate::model::{Checked, Machine, Spec};
+use crate::spec::{Checked, Machine, Spec};
+use fsmc_base::diag::{Code, Diagnostic};
 
 /// What checking found: the diagnostics, and the checked model when there were no errors.
 #[derive(Debug)]
@@ -44,7 +44,7 @@ pub fn check(spec: Spec) -> Report {
         diags.extend(found.into_iter().filter_map(|d| app.lints.apply(d)));
         composed.push(result);
     }
-    let diagnostics = crate::diag::finish(diags);
+    let diagnostics = fsmc_base::diag::finish(diags);
     if diagnostics.iter().any(Diagnostic::is_error) {
         Report {
             checked: None,
@@ -69,8 +69,8 @@ pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
     }
     // The graph's checks need nothing the others find: on a large machine they run beside them, and their
     // findings follow the others' as they would in order.
-    let large = m.transitions.len() + m.states.len() >= 2 * crate::par::MIN_ITEMS_PER_THREAD;
-    let ((graph, found), mut out) = crate::par::join(
+    let large = m.transitions.len() + m.states.len() >= 2 * fsmc_base::par::MIN_ITEMS_PER_THREAD;
+    let ((graph, found), mut out) = fsmc_base::par::join(
         large,
         || {
             let mut found = Vec::new();

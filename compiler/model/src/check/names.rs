@@ -1,11 +1,11 @@
 //! Name checks beyond resolution: names that collide once turned into Rust identifiers, reserved names, and
 //! Open Autonomy's naming conventions (a lint).
 
-use crate::diag::{Code, Diagnostic};
+use crate::hash::{FastMap, map_with_capacity};
 use crate::ident;
-use crate::model::hash::{FastMap, map_with_capacity};
-use crate::model::{Machine, NOBODY, Origin, Profile};
-use crate::source::Name;
+use crate::spec::{Machine, NOBODY, Origin, Profile};
+use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_base::source::Name;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -254,7 +254,7 @@ fn hook_methods<'m>(
     seen: &BTreeMap<String, (&'m Name, &'static str)>,
     out: &mut Vec<Diagnostic>,
 ) {
-    use crate::model::hooks;
+    use crate::hooks;
     if !hooks::has_hooks(m) {
         return;
     }
@@ -551,10 +551,10 @@ pub(super) fn naming(m: &Machine, out: &mut Vec<Diagnostic>) {
 
 /// The machines and apps of one file become sibling modules: two whose names meet in snake case (`FooBar`,
 /// `foo_bar`) would be one module twice.
-pub(super) fn modules(spec: &crate::model::Spec, out: &mut Vec<Diagnostic>) {
+pub(super) fn modules(spec: &crate::spec::Spec, out: &mut Vec<Diagnostic>) {
     let names = spec.entry_items.iter().map(|item| match item {
-        crate::model::Item::Machine(id) => &spec.machine(*id).name,
-        crate::model::Item::App(a) => &spec.apps[*a].name,
+        crate::spec::Item::Machine(id) => &spec.machine(*id).name,
+        crate::spec::Item::App(a) => &spec.apps[*a].name,
     });
     collisions(|| "machine or app", names, Convert::Snake, out);
 }
@@ -562,7 +562,7 @@ pub(super) fn modules(spec: &crate::model::Spec, out: &mut Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::hooks;
+    use crate::hooks;
 
     /// Every name of up to three characters over letters of both cases, a digit, `_`, `-` and a non-ASCII
     /// letter, and some longer ones.

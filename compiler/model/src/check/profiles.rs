@@ -2,8 +2,8 @@
 //! (the AEA generator's rules plus reachability of every performative), and staged environments.
 
 use super::graph::Graph;
-use crate::diag::{Code, Diagnostic};
-use crate::model::{Machine, Persistence, Profile};
+use crate::spec::{Machine, Persistence, Profile};
+use fsmc_base::diag::{Code, Diagnostic};
 use std::collections::BTreeSet;
 
 pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
@@ -97,7 +97,7 @@ fn genie(m: &Machine, out: &mut Vec<Diagnostic>) {
 /// by the resolver already (its path is empty here).
 pub(super) fn templates(
     m: &Machine,
-    read: &std::collections::BTreeMap<crate::source::Span, Result<String, String>>,
+    read: &std::collections::BTreeMap<fsmc_base::source::Span, Result<String, String>>,
     out: &mut Vec<Diagnostic>,
 ) {
     if m.profile != Profile::Genie {
@@ -258,7 +258,7 @@ pub(super) fn no_initiation(m: &Machine) -> bool {
 }
 
 /// The transitions of each event, in one pass (per-event scans would make dialogue checks quadratic).
-fn uses_by_event(m: &Machine) -> Vec<Vec<&crate::model::Transition>> {
+fn uses_by_event(m: &Machine) -> Vec<Vec<&crate::spec::Transition>> {
     let mut by_event = vec![Vec::new(); m.events.len()];
     for t in &m.transitions {
         if let Some(e) = t.event {

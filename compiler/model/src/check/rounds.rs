@@ -1,8 +1,8 @@
 //! Round rules of Open Autonomy apps: each round kind's outcomes have transitions, at most one timeout and at
 //! least one non-timeout transition per non-final round, and final rounds (only those) are degenerate.
 
-use crate::diag::{Code, Diagnostic};
-use crate::model::{Machine, Origin, Profile, RoundKind, State};
+use crate::spec::{Machine, Origin, Profile, RoundKind, State};
+use fsmc_base::diag::{Code, Diagnostic};
 
 pub(super) fn check(m: &Machine, outgoing: &super::graph::Outgoing, out: &mut Vec<Diagnostic>) {
     if m.profile != Profile::Abci {
@@ -298,7 +298,7 @@ fn writes(m: &Machine, st: &State, kind: RoundKind, out: &mut Vec<Diagnostic>) {
         .map(|(k, _)| format!("`{}`", m.key(*k).name))
         .collect();
     let help = "a round writes its decided value to one key, or the fields of a tuple payload to as many keys, in order";
-    let mut push = |message: String, at: crate::source::Span, label: String| {
+    let mut push = |message: String, at: fsmc_base::source::Span, label: String| {
         let mut d = Diagnostic::new(Code::BadRoundWrites, message)
             .at(at, label)
             .help(help);

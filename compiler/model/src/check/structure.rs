@@ -1,8 +1,8 @@
 //! Structure checks: start and final states, transitions out of finals, duplicate and conflicting transitions,
 //! empty machines.
 
-use crate::diag::{Code, Diagnostic};
-use crate::model::{Machine, Origin, Profile};
+use crate::spec::{Machine, Origin, Profile};
+use fsmc_base::diag::{Code, Diagnostic};
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     if m.states.is_empty() {

@@ -1,6 +1,6 @@
 //! Documentation for generated items: the spec's doc comments, and a Mermaid diagram in each module's docs.
 
-use crate::model::{Machine, MachineId, Spec};
+use crate::spec::{Machine, MachineId, Spec};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -63,7 +63,7 @@ pub(crate) fn mermaid(m: &Machine) -> String {
         s.push_str(&format!("    [*] --> {}\n", m.state(st).name));
     }
     // Sorted by (state, event), so the diagram does not depend on the order transitions were written in.
-    let mut order: Vec<&crate::model::Transition> = m.transitions.iter().collect();
+    let mut order: Vec<&crate::spec::Transition> = m.transitions.iter().collect();
     order.sort_by_key(|t| (t.from, t.event, t.to));
     for t in order {
         let label = t

@@ -7,7 +7,8 @@
 
 use super::table::{is_guarded, pairs};
 use super::{docs, snake, variant};
-use crate::model::{EventId, Machine, hooks};
+use crate::hooks;
+use crate::spec::{EventId, Machine};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
@@ -177,7 +178,7 @@ fn hooks_trait(m: &Machine) -> TokenStream {
         });
         quote! { #(#methods)* }
     };
-    let state_hook = |ids: Vec<crate::model::StateId>, name_of: fn(&str) -> String, what: &str| {
+    let state_hook = |ids: Vec<crate::spec::StateId>, name_of: fn(&str) -> String, what: &str| {
         let methods = ids.into_iter().map(|s| {
             let st = m.state(s);
             let id = method(&name_of(&st.name.text));
@@ -270,7 +271,7 @@ fn event_dispatch(m: &Machine, which: usize) -> TokenStream {
 fn state_dispatch(
     m: &Machine,
     on: TokenStream,
-    ids: Vec<crate::model::StateId>,
+    ids: Vec<crate::spec::StateId>,
     name_of: fn(&str) -> String,
 ) -> TokenStream {
     let all = ids.len() == m.states.len();

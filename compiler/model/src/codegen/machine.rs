@@ -3,7 +3,7 @@
 
 use super::docs;
 use super::variant;
-use crate::model::Machine;
+use crate::spec::Machine;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
@@ -96,7 +96,7 @@ fn enums(m: &Machine) -> TokenStream {
     }
 }
 
-fn state_list<'a>(m: &'a Machine, pick: impl Fn(&crate::model::State) -> bool + 'a) -> Vec<Ident> {
+fn state_list<'a>(m: &'a Machine, pick: impl Fn(&crate::spec::State) -> bool + 'a) -> Vec<Ident> {
     m.states
         .iter()
         .filter(|s| pick(s))
@@ -288,7 +288,7 @@ fn event_impl(m: &Machine) -> TokenStream {
 fn transitions(m: &Machine) -> TokenStream {
     let direct = m.transitions.iter().any(|t| t.event.is_none());
     let mut out = TokenStream::new();
-    if crate::model::hooks::has_hooks(m) {
+    if crate::hooks::has_hooks(m) {
         let profile = super::profiles::transition_profile(m);
         out.extend(super::hooks::messages(m));
         out.extend(super::table::generate(m));

@@ -15,7 +15,7 @@ mod table;
 pub use table::DENSE_TABLE_LIMIT;
 
 use crate::ident;
-use crate::model::{Checked, Item, Machine, Profile, Spec};
+use crate::spec::{Checked, Item, Machine, Profile, Spec};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -189,7 +189,7 @@ pub(crate) fn snake(name: &str) -> Ident {
 
 fn machine_module(
     m: &Machine,
-    origin: Option<&[crate::model::MachineId]>,
+    origin: Option<&[crate::spec::MachineId]>,
     spec: &Spec,
 ) -> TokenStream {
     let module = snake(&m.name.text);

@@ -3,7 +3,7 @@
 //! the machine each state came from.
 
 use super::{docs, snake, variant};
-use crate::model::{Machine, MachineId, Outcome, Persistence, Profile, RoundKind, Spec, State};
+use crate::spec::{Machine, MachineId, Outcome, Persistence, Profile, RoundKind, Spec, State};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -67,7 +67,7 @@ pub(crate) fn rust_type(text: &str) -> TokenStream {
 
 fn key_lists<'a>(
     m: &'a Machine,
-    pick: impl Fn(&'a State) -> &'a [(crate::model::KeyId, crate::source::Span)],
+    pick: impl Fn(&'a State) -> &'a [(crate::spec::KeyId, fsmc_base::source::Span)],
 ) -> Vec<TokenStream> {
     m.states
         .iter()
@@ -249,7 +249,7 @@ fn rounds(m: &Machine) -> TokenStream {
             .collect(),
     );
     let outgoing = m.outgoing();
-    let has_transition = |sid: crate::model::StateId, e: crate::model::EventId| {
+    let has_transition = |sid: crate::spec::StateId, e: crate::spec::EventId| {
         outgoing[sid.index()]
             .iter()
             .any(|&t| m.transitions[t].event == Some(e))
@@ -342,7 +342,7 @@ struct AppRound {
     docs: Vec<String>,
 }
 
-fn app_round(m: &Machine, sid: crate::model::StateId, none_handled: bool) -> Option<AppRound> {
+fn app_round(m: &Machine, sid: crate::spec::StateId, none_handled: bool) -> Option<AppRound> {
     let s = m.state(sid);
     let kind = s.kind();
     let agent = quote! { ::fsmc_runtime::app::AgentId };
@@ -821,7 +821,7 @@ fn behaviour(m: &Machine) -> TokenStream {
 fn genie(m: &Machine, spec: &Spec) -> TokenStream {
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let types = m.states.iter().map(|s| match s.genie {
-        Some(crate::model::GenieType::Invoker) => {
+        Some(crate::spec::GenieType::Invoker) => {
             quote! { ::fsmc_runtime::genie::StateType::Invoker }
         }
         _ => quote! { ::fsmc_runtime::genie::StateType::User },
@@ -1004,7 +1004,7 @@ fn dialogue(m: &Machine) -> TokenStream {
         .map(|s| variant(&m.state(s).name.text));
     let name = m.name.as_str();
     let protocol = start.map(|start| {
-        let performative = if crate::model::hooks::events_with_data(m).is_empty() {
+        let performative = if crate::hooks::events_with_data(m).is_empty() {
             quote! { *message }
         } else {
             quote! { message.event() }
@@ -1103,7 +1103,7 @@ fn staged(m: &Machine) -> TokenStream {
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     // Agent lists in the order the agents are declared (the order of `Agent`, and of the maps a step returns),
     // whatever order a stage lists them in.
-    let list = |ids: &[(usize, crate::source::Span)]| {
+    let list = |ids: &[(usize, fsmc_base::source::Span)]| {
         let mut ids: Vec<usize> = ids.iter().map(|&(i, _)| i).collect();
         ids.sort_unstable();
         ids.dedup();

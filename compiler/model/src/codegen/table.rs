@@ -6,7 +6,7 @@
 //! guards has no cell: only `fire`, which asks the guards, can take it; `next` says so in its error.
 
 use super::variant;
-use crate::model::{EventId, Machine, StateId};
+use crate::spec::{EventId, Machine, StateId};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 

@@ -1,0 +1,148 @@
+//! `fsmc gen`: the Rust a spec generates (what `include_fsm!` expands to), formatted, for checked-in code.
+
+use super::Common;
+use fsmc_model::codegen;
+
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Args, Debug)]
+pub(crate) struct GenArgs {
+    /// The spec to generate from.
+    spec: PathBuf,
+    /// Write to this file (only when its content changes) instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Do not write: fail (exit 1) if FILE is not what the spec generates.
+    #[arg(long, requires = "output")]
+    check: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -> i32 {
+    let opts = match args.common.options(err) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    let compilation = match fsmc_driver::compile(&args.spec, &opts) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error[E0002]: {}",
+                fsmc_base::diag::render::inert(&format!("{}: {}", e.path, e.message))
+            );
+            return 2;
+        }
+    };
+    let _ = err.write_all(
+        args.common
+            .render(&compilation, args.common.message_format, tty)
+            .as_bytes(),
+    );
+    // Nothing is written for a spec with errors.
+    let Some(checked) = &compilation.checked else {
+        return 1;
+    };
+    // The header names the spec relative to the file written, or by its file name on standard output: the
+    // generated text must not depend on the directory the command runs in.
+    let spec_path = fsmc_driver::loader::normalize(&fsmc_driver::loader::absolute(&args.spec));
+    let spec_display = match &args.output {
+        Some(path) => {
+            let dir = fsmc_driver::loader::normalize(&fsmc_driver::loader::absolute(path));
+            relative(dir.parent().unwrap_or(Path::new("/")), &spec_path)
+        }
+        None => spec_path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+    };
+    let text = match codegen::generated_file(&spec_display, checked) {
+        Ok(text) => text,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "error: internal error: {e}; nothing was written (please report this with the spec)"
+            );
+            return 2;
+        }
+    };
+    let Some(path) = &args.output else {
+        let _ = out.write_all(text.as_bytes());
+        return 0;
+    };
+    // `-o` names a file to replace: a device, a FIFO or a directory is refused before anything is read from or
+    // written to it. Only as many bytes as the new text (plus one) are read to compare.
+    let current = match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return super::usage_error(
+                err,
+                &format!(
+                    "`{}` is not a regular file: `-o` writes a file (omit it to write to standard output)",
+                    path.display()
+                ),
+            );
+        }
+        Ok(_) => fsmc_driver::loader::read_regular(path, text.len() as u64 + 1).ok(),
+        Err(_) => None,
+    };
+    let same = current.as_deref() == Some(text.as_bytes());
+    if args.check {
+        if same {
+            return 0;
+        }
+        let _ = writeln!(
+            err,
+            "error: `{}` is stale: run `fsmc gen {} -o {}`",
+            path.display(),
+            args.spec.display(),
+            path.display()
+        );
+        return 1;
+    }
+    if same {
+        return 0;
+    }
+    match write_atomically(path, text.as_bytes()) {
+        Ok(()) => 0,
+        Err(e) => super::usage_error(err, &format!("cannot write `{}`: {e}", path.display())),
+    }
+}
+
+/// Writes to a temporary file beside `path`, then renames it over `path`: on any failure (no space left, a
+/// signal) the previous file is left intact, never truncated.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let tmp = dir.join(format!(".{name}.fsmc-{}.tmp", std::process::id()));
+    let written = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// `path` relative to the directory `base` (both absolute and normalized), with `/` separators.
+fn relative(base: &Path, path: &Path) -> String {
+    let (b, p): (Vec<_>, Vec<_>) = (base.components().collect(), path.components().collect());
+    let common = b.iter().zip(&p).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}

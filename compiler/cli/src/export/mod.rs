@@ -1,0 +1,275 @@
+//! Exporters: a checked machine or composed app written in another format.
+//!
+//! `oa` writes Open Autonomy's canonical `fsm_specification.yaml`, `fsm` writes `.fsm` source (what
+//! `fsmc import` prints), and `dot`, `mermaid`, `svg` and `html` draw the machine. Every exporter takes a
+//! [`Target`]: one machine of the spec, or an app's composed machine together with the machine each of its
+//! states came from, so drawings can show a composed app's parts as clusters. All output is deterministic:
+//! it follows the model's order (or sorts), never a hash order.
+//!
+//! Names and docs come from the spec, which may be hostile: every drawing passes them through [`visible`]
+//! (control characters, bidirectional overrides and the like become a visible `\u{…}`) and then through the
+//! format's own escaping, so no name can break the output's syntax, inject markup or script, or reach a
+//! terminal as an escape sequence.
+
+mod canvas;
+pub mod dot;
+pub mod fsm;
+pub mod html;
+mod layout;
+pub mod mermaid;
+pub mod svg;
+pub mod yaml;
+
+use std::borrow::Cow;
+
+use fsmc_model::spec::{Checked, Item, Machine, MachineId, Spec, StateId};
+
+/// What to export: a machine, or an app's composed machine.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    pub spec: &'a Spec,
+    pub machine: &'a Machine,
+    /// For a composed app, the machine each state came from ([`fsmc_model::compose::Composed::origin`]); empty
+    /// for a plain machine.
+    pub origin: &'a [MachineId],
+}
+
+/// One original machine of a composed app, and its states in the composed machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cluster {
+    pub name: String,
+    pub states: Vec<StateId>,
+}
+
+impl<'a> Target<'a> {
+    /// A single machine, drawn without clusters.
+    pub fn machine(spec: &'a Spec, machine: &'a Machine) -> Target<'a> {
+        Target {
+            spec,
+            machine,
+            origin: &[],
+        }
+    }
+
+    /// The original machines of a composed app in order of first appearance (chain order), each with its
+    /// states; empty for a plain machine.
+    pub fn clusters(&self) -> Vec<Cluster> {
+        let mut out: Vec<(MachineId, Cluster)> = Vec::new();
+        for (i, m) in self
+            .origin
+            .iter()
+            .enumerate()
+            .take(self.machine.states.len())
+        {
+            let state = StateId(i as u32);
+            match out.iter_mut().find(|(id, _)| id == m) {
+                Some((_, c)) => c.states.push(state),
+                None => {
+                    let name = self
+                        .spec
+                        .machines
+                        .get(m.index())
+                        .map_or_else(String::new, |x| x.name.text.to_string());
+                    out.push((
+                        *m,
+                        Cluster {
+                            name,
+                            states: vec![state],
+                        },
+                    ));
+                }
+            }
+        }
+        out.into_iter().map(|(_, c)| c).collect()
+    }
+
+    /// For each state, the index of its cluster in [`Target::clusters`] (all `None` for a plain machine).
+    pub fn cluster_of(&self) -> Vec<Option<usize>> {
+        let mut of = vec![None; self.machine.states.len()];
+        for (ci, c) in self.clusters().iter().enumerate() {
+            for s in &c.states {
+                of[s.index()] = Some(ci);
+            }
+        }
+        of
+    }
+}
+
+/// The names of the entry file's machines and apps, in the order written.
+pub fn item_names(checked: &Checked) -> Vec<&str> {
+    let spec = checked.spec();
+    spec.entry_items
+        .iter()
+        .filter_map(|item| match item {
+            Item::Machine(id) => spec.machines.get(id.index()).map(|m| m.name.as_str()),
+            Item::App(i) => spec.apps.get(*i).map(|a| a.name.as_str()),
+        })
+        .collect()
+}
+
+/// Picks the machine or app to export: the one named, or the entry file's only item.
+pub fn select<'a>(checked: &'a Checked, name: Option<&str>) -> Result<Target<'a>, String> {
+    let spec = checked.spec();
+    let names = item_names(checked);
+    let listing = || {
+        names
+            .iter()
+            .map(|n| format!("`{}`", visible(n)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let item = match name {
+        Some(wanted) => {
+            let found = spec
+                .entry_items
+                .iter()
+                .zip(&names)
+                .find(|(_, n)| **n == wanted)
+                .map(|(item, _)| *item);
+            match found {
+                Some(item) => item,
+                None if names.is_empty() => {
+                    return Err(format!(
+                        "no machine or app named `{}`: the spec defines none",
+                        visible(wanted)
+                    ));
+                }
+                None => {
+                    let hint = fsmc_base::diag::did_you_mean(wanted, names.iter().copied())
+                        .map_or_else(String::new, |h| format!(" ({})", visible(&h)));
+                    return Err(format!(
+                        "no machine or app named `{}` in the spec{hint}; it defines {}",
+                        visible(wanted),
+                        listing()
+                    ));
+                }
+            }
+        }
+        None => match spec.entry_items.as_slice() {
+            [only] => *only,
+            [] => return Err("the spec defines no machine or app (only imports?)".to_string()),
+            _ => {
+                return Err(format!(
+                    "the spec defines several machines and apps; choose one with `--machine NAME`: {}",
+                    listing()
+                ));
+            }
+        },
+    };
+    match item {
+        Item::Machine(id) => spec
+            .machines
+            .get(id.index())
+            .map(|m| Target::machine(spec, m))
+            .ok_or_else(|| "internal: unknown machine".to_string()),
+        Item::App(i) => checked
+            .composed()
+            .get(i)
+            .map(|c| Target {
+                spec,
+                machine: &c.machine,
+                origin: &c.origin,
+            })
+            .ok_or_else(|| "internal: unknown app".to_string()),
+    }
+}
+
+/// Which way a drawing flows: transitions go down the page (the default) or across it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Direction {
+    #[default]
+    TopToBottom,
+    LeftToRight,
+}
+
+/// Whether a character must not reach output as itself: control characters (C0, DEL, C1; they drive
+/// terminals, and XML 1.0 forbids most of them even as references), invisible format characters and
+/// bidirectional controls (they reorder or hide text: U+202E shows a name backwards), line and paragraph
+/// separators, and the non-characters U+FFFE and U+FFFF (not XML characters).
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061C}'
+                | '\u{180E}'
+                | '\u{200B}'..='\u{200F}'
+                | '\u{2028}'..='\u{202E}'
+                | '\u{2060}'..='\u{206F}'
+                | '\u{FEFF}'
+                | '\u{FFF9}'..='\u{FFFB}'
+                | '\u{FFFE}'
+                | '\u{FFFF}'
+        )
+}
+
+/// Spec text made safe to show: each [`hidden`] character becomes `\u{…}` (its code in hex), so it is seen
+/// instead of acting. Text without such characters is returned as it is.
+pub fn visible(s: &str) -> Cow<'_, str> {
+    visible_keeping(s, false)
+}
+
+/// [`visible`], keeping line breaks and tabs (for docs, shown as preformatted text).
+pub(crate) fn visible_keeping(s: &str, lines: bool) -> Cow<'_, str> {
+    let keep = |c: char| lines && matches!(c, '\n' | '\t');
+    if !s.chars().any(|c| hidden(c) && !keep(c)) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if hidden(c) && !keep(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Text for an XML/HTML attribute or element body: [`visible`], then the five XML escapes.
+pub(crate) fn xml_escape(s: &str) -> String {
+    let s = visible(s);
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A transition's label, as written in `.fsm` (unescaped): its event with the timeout's duration, guards,
+/// actions and a persistence override, e.g. `ROUND_TIMEOUT (30s) if ready do log, notify`.
+pub(crate) fn transition_label(m: &Machine, t: &fsmc_model::spec::Transition) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(e) = t.event.and_then(|e| m.events.get(e.index())) {
+        parts.push(match e.timeout {
+            Some(timeout) => format!("{} ({})", e.name.text, fsm::duration(timeout.duration)),
+            None => e.name.text.to_string(),
+        });
+    }
+    for g in &t.guards {
+        parts.push(format!(
+            "{} {}",
+            if g.negated { "unless" } else { "if" },
+            g.name.text
+        ));
+    }
+    if !t.actions.is_empty() {
+        let actions: Vec<&str> = t.actions.iter().map(|a| a.as_str()).collect();
+        parts.push(format!("do {}", actions.join(", ")));
+    }
+    if let Some((p, _)) = t.persist {
+        parts.push(format!("persist {}", p.name()));
+    }
+    parts.join(" ")
+}
+
+/// What kind of state a drawing shows beneath its name: a Genie state's type (`user`, `invoker`).
+pub(crate) fn state_caption(s: &fsmc_model::spec::State) -> Option<&'static str> {
+    s.genie.map(|g| g.name())
+}

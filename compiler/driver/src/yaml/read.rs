@@ -1,0 +1,835 @@
+//! Reads an Open Autonomy `fsm_specification.yaml` (or its JSON twin) into an [`OaSpec`] with exact spans.
+//!
+//! The schema is upstream's: seven keys, all required, no others; five lists of strings, two strings, and a
+//! mapping from `"(State, EVENT)"` to a state. Beyond upstream, every duplicate key is reported (YAML keeps the
+//! last one silently), and a repeated transition key keeps all its entries so the checks can report conflicts.
+//!
+//! Most files are exactly what upstream's writer prints; [`parse`] first tries `canonical`, a line scanner that
+//! reads that layout, and only texts it declines reach the YAML parser. Its contract: whenever it accepts a text,
+//! the result is exactly the full reader's (the same spec, spans included, and no diagnostic); it declines
+//! anything it is not certain about, so the two paths can only differ in speed.
+
+use super::events::{Events, Head, Node, Step, Value};
+use super::{OaSpec, OaTransition};
+use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
+use fsmc_base::source::{FileId, Name, Span};
+use fsmc_model::hash::{FastMap, FastState};
+use indexmap::map::Entry;
+use saphyr_parser::Event;
+use std::collections::BTreeMap;
+use std::hash::BuildHasher;
+
+/// The seven keys, in upstream's (sorted) order.
+pub const KEYS: [&str; 7] = [
+    "alphabet_in",
+    "default_start_state",
+    "final_states",
+    "label",
+    "start_states",
+    "states",
+    "transition_func",
+];
+
+/// Parses one spec. Returns `None` when the document cannot be used (a syntax error, not a mapping, a key
+/// missing or of the wrong type); a spec whose only problems are bad entries comes back without those entries.
+pub fn parse(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
+    // A text in upstream's canonical layout is read without a YAML parser, to the same result.
+    if let Some(spec) = super::canonical::read(file, text) {
+        return (Some(spec), Vec::new());
+    }
+    parse_full(file, text)
+}
+
+/// [`parse`] without the fast path for canonical texts: what that path must agree with.
+pub fn parse_full(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut reader = Reader {
+        text,
+        diags: Vec::new(),
+    };
+    let mut events = Events::new(file, text, &mut diags);
+    let spec = match events.start() {
+        Ok(Some((ev, span))) => match reader.document(&mut events, ev, span) {
+            Ok(spec) => match events.end() {
+                Ok(true) => Some(spec),
+                // A second document, or a syntax error after the first: unusable.
+                Ok(false) | Err(()) => None,
+            },
+            Err(()) => None,
+        },
+        Ok(None) => {
+            let end = text.len();
+            reader.diags.push(
+                Diagnostic::new(Code::YamlSchema, "the spec is empty")
+                    .at(
+                        Span::new(file, end, end),
+                        "expected a mapping with the seven spec keys",
+                    )
+                    .help(format!(
+                        "a spec has the keys {}",
+                        KEYS.map(|k| format!("`{k}`")).join(", ")
+                    )),
+            );
+            Some(None)
+        }
+        Err(()) => None,
+    };
+    // The reader's findings stand only for a document that was read to its end: in an unusable one, what the
+    // loading reported (syntax, aliases, tags) is all there is to say.
+    match spec {
+        Some(spec) => {
+            diags.append(&mut reader.diags);
+            (spec, diags)
+        }
+        None => (None, diags),
+    }
+}
+
+/// The duplicate-key report, shared with the skimming of deep collections in `events`.
+pub(super) fn duplicate_key(key: &str, repeat: Span, first: Span) -> Diagnostic {
+    Diagnostic::new(Code::YamlDuplicateKey, format!("duplicate key `{key}`"))
+        .at(repeat, "repeated here")
+        .with(first, "first written here")
+        .help("YAML silently keeps only the last of two equal keys, so upstream tools never see the first; remove one")
+}
+
+struct Reader<'t> {
+    text: &'t str,
+    /// What reading found, kept apart from what loading reports (see `parse`).
+    diags: Vec<Diagnostic>,
+}
+
+/// One of the seven keys as last written: YAML keeps the last value of a repeated key.
+struct Slot {
+    key_span: Span,
+    value: Field,
+    /// What reading the value found: reported if this value is the one kept.
+    read: Vec<Diagnostic>,
+    /// What is reported of the value if a later one replaces it: its repeated keys, as for any value not read.
+    unread: Unread,
+}
+
+enum Field {
+    Name(Option<Name>),
+    List(Option<Vec<Name>>),
+    Table(Option<Vec<OaTransition>>),
+}
+
+enum Unread {
+    Diags(Vec<Diagnostic>),
+    /// A streamed table keeps what its keys' texts need (see [`TableKeys::raw_duplicates`]).
+    Table(TableKeys),
+}
+
+/// What a streamed transition table keeps beyond its transitions, so that its keys can still be compared as
+/// written, in file order. Only unusual keys are kept: a table in upstream's canonical form keeps nothing.
+#[derive(Default)]
+struct TableKeys {
+    /// Scalar keys without a transition (not strings, not `(State, EVENT)`, or with a target that is not a
+    /// string), each with the number of transitions read before it.
+    others: Vec<OtherKey>,
+    /// Keys of transitions not written `(State, EVENT)` exactly (other spacing, escapes): index and text.
+    spelled: Vec<(usize, String)>,
+    repeats: Repeats,
+}
+
+/// Where a transition key was written: the transition read from it, or one of [`TableKeys::others`].
+#[derive(Clone, Copy)]
+enum KeyAt {
+    Transition(usize),
+    Other(usize),
+}
+
+/// A string key as transition keys are compared: `(A, B)` and `(A,B)` are one transition to upstream, so a key
+/// of that form is its (state, event) pair; any other key is its text (`None`), which never equals a pair's
+/// `(A, B)`, which is one.
+type Identity<'k> = (&'k str, Option<&'k str>);
+
+/// Finds repeated transition keys while the table is read, each key compared while its text is at hand
+/// (comparing afterwards would fetch every name from memory again).
+///
+/// Upstream writes tables sorted, and while every key is greater than the one before, none can repeat an earlier
+/// one: only the previous key is compared. From the first key out of order on, every identity is kept in a map, by
+/// hash, with where it was first written; an equal hash is confirmed by comparing the names there.
+#[derive(Default)]
+struct Repeats {
+    last: Option<KeyAt>,
+    hashed: Option<Hashed>,
+}
+
+#[derive(Default)]
+struct Hashed {
+    first: FastMap<u64, KeyAt>,
+    /// Keys whose hash an earlier, different identity already has (hashes of 64 bits that collide).
+    more: Vec<(u64, KeyAt)>,
+    hasher: FastState,
+}
+
+/// The identity and span of the key written at `at`.
+fn written<'k>(
+    at: KeyAt,
+    out: &'k [OaTransition],
+    others: &'k [OtherKey],
+) -> Option<(Identity<'k>, Span)> {
+    match at {
+        KeyAt::Transition(i) => out
+            .get(i)
+            .map(|t| ((t.from.as_str(), Some(t.event.as_str())), t.key_span)),
+        KeyAt::Other(i) => others.get(i).map(|o| {
+            let identity = match split_key(&o.text) {
+                Some((f, e)) => (&o.text[f], Some(&o.text[e])),
+                None => (o.text.as_str(), None),
+            };
+            (identity, o.span)
+        }),
+    }
+}
+
+impl Hashed {
+    /// Where `identity` was first written, if it was; otherwise records that it is written at `at`.
+    fn seen(
+        &mut self,
+        identity: Identity,
+        at: KeyAt,
+        out: &[OaTransition],
+        others: &[OtherKey],
+    ) -> Option<Span> {
+        let hash = self.hasher.hash_one(identity);
+        match self.first.entry(hash) {
+            Entry::Vacant(slot) => {
+                slot.insert(at);
+                None
+            }
+            Entry::Occupied(slot) => {
+                let earlier = std::iter::once(*slot.get()).chain(
+                    self.more
+                        .iter()
+                        .filter(|(h, _)| *h == hash)
+                        .map(|(_, at)| *at),
+                );
+                for e in earlier {
+                    if let Some((written, span)) = written(e, out, others)
+                        && written == identity
+                    {
+                        return Some(span);
+                    }
+                }
+                self.more.push((hash, at));
+                None
+            }
+        }
+    }
+}
+
+impl Repeats {
+    /// Where `identity` was first written, if it was; records that it is written at `at`.
+    fn seen(
+        &mut self,
+        identity: Identity,
+        at: KeyAt,
+        out: &[OaTransition],
+        others: &[OtherKey],
+    ) -> Option<Span> {
+        if self.hashed.is_none() {
+            let ascending = match self.last.and_then(|last| written(last, out, others)) {
+                Some((last, _)) => last < identity,
+                None => true,
+            };
+            self.last = Some(at);
+            if ascending {
+                return None;
+            }
+            // Out of order: every key so far (all different, as they were in order) goes into the map.
+            let mut hashed = Hashed::default();
+            for key in in_order(others, out.len()) {
+                let earlier = match key {
+                    TableKey::Transition(i) => KeyAt::Transition(i),
+                    TableKey::Other(j) if others[j].string => KeyAt::Other(j),
+                    TableKey::Other(_) => continue,
+                };
+                if let Some((identity, _)) = written(earlier, out, others) {
+                    hashed.seen(identity, earlier, out, others);
+                }
+            }
+            self.hashed = Some(hashed);
+        }
+        self.hashed
+            .as_mut()
+            .and_then(|h| h.seen(identity, at, out, others))
+    }
+}
+
+/// A key of a table, by where it was read to.
+enum TableKey {
+    Transition(usize),
+    Other(usize),
+}
+
+/// Every key of a table in file order: the `transitions` and the `others`, merged.
+fn in_order(others: &[OtherKey], transitions: usize) -> impl Iterator<Item = TableKey> + '_ {
+    let mut next = 0;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        if others.get(next).is_some_and(|o| o.before == i) {
+            next += 1;
+            return Some(TableKey::Other(next - 1));
+        }
+        (i < transitions).then(|| {
+            i += 1;
+            TableKey::Transition(i - 1)
+        })
+    })
+}
+
+struct OtherKey {
+    before: usize,
+    text: String,
+    span: Span,
+    /// A string key (compared as a transition key); otherwise a typed scalar (`12`), compared only as written.
+    string: bool,
+}
+
+impl TableKeys {
+    /// The repeated keys of a table that a later `transition_func` replaced, compared as written (as for any
+    /// mapping not read). Only a spec with two tables gets here.
+    fn raw_duplicates(&self, transitions: &[OaTransition]) -> Vec<Diagnostic> {
+        let mut spelled = self.spelled.iter().peekable();
+        let mut seen: BTreeMap<String, Span> = BTreeMap::new();
+        let mut out = Vec::new();
+        for key in in_order(&self.others, transitions.len()) {
+            let (text, span) = match key {
+                TableKey::Transition(i) => {
+                    let t = &transitions[i];
+                    let text = match spelled.next_if(|(j, _)| *j == i) {
+                        Some((_, text)) => text.clone(),
+                        None => format!("({}, {})", t.from, t.event),
+                    };
+                    (text, t.key_span)
+                }
+                TableKey::Other(j) => (self.others[j].text.clone(), self.others[j].span),
+            };
+            match seen.get(&text) {
+                Some(&first) => out.push(duplicate_key(&text, span, first)),
+                None => {
+                    seen.insert(text, span);
+                }
+            }
+        }
+        out
+    }
+}
+
+impl Reader<'_> {
+    fn document<'a>(
+        &mut self,
+        events: &mut Events<'a, '_>,
+        ev: Event<'a>,
+        span: Span,
+    ) -> Step<Option<OaSpec>> {
+        let start = match events.head(ev, span, 1)? {
+            Head::Collection {
+                is_map: true,
+                start,
+            } => start,
+            Head::Collection {
+                is_map: false,
+                start,
+            } => {
+                let root = events.collection(false, start, 1)?;
+                self.not_a_mapping(&root);
+                return Ok(None);
+            }
+            Head::Node(root) => {
+                self.not_a_mapping(&root);
+                return Ok(None);
+            }
+        };
+        // The top-level mapping is read entry by entry, and each value as it comes: the large ones (the
+        // states, the transitions) are never built as a tree.
+        let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+        let mut fields: BTreeMap<&'static str, Slot> = BTreeMap::new();
+        let mut first_key = None;
+        let mut end = start;
+        loop {
+            let (ev, span) = events.next()?;
+            if matches!(ev, Event::MappingEnd | Event::SequenceEnd) {
+                // A block collection ends with an empty event at the next token; a flow one at its bracket.
+                if span.start < span.end {
+                    end = span;
+                }
+                break;
+            }
+            let key = events.node(ev, span, 2)?;
+            first_key.get_or_insert(key.span);
+            let (ev, span) = events.next()?;
+            let head = events.head(ev, span, 2)?;
+            end = self.entry(events, key, head, &mut seen, &mut fields)?;
+        }
+        let root_span = start.to(end);
+        // Where the top-level mapping starts: missing keys are reported there.
+        let head = first_key.unwrap_or(root_span);
+        let head = if self.text.as_bytes().get(root_span.start as usize) == Some(&b'{') {
+            Span::new(
+                root_span.file,
+                root_span.start as usize,
+                root_span.start as usize + 1,
+            )
+        } else {
+            head
+        };
+        for k in KEYS {
+            if !fields.contains_key(k) {
+                self.diags.push(
+                    Diagnostic::new(Code::YamlSchema, format!("'{k}' is a required property"))
+                        .at(head, format!("this spec has no `{k}` key")),
+                );
+            }
+        }
+
+        let mut label = None;
+        let mut default_start = None;
+        let mut alphabet_in = None;
+        let mut final_states = None;
+        let mut start_states = None;
+        let mut states = None;
+        let mut table = None;
+        let mut table_span = head;
+        for (k, slot) in fields {
+            self.diags.extend(slot.read);
+            match (k, slot.value) {
+                ("label", Field::Name(v)) => label = v,
+                ("default_start_state", Field::Name(v)) => default_start = v,
+                ("alphabet_in", Field::List(v)) => alphabet_in = v,
+                ("final_states", Field::List(v)) => final_states = v,
+                ("start_states", Field::List(v)) => start_states = v,
+                ("states", Field::List(v)) => states = v,
+                (_, Field::Table(v)) => {
+                    table_span = slot.key_span;
+                    table = v;
+                }
+                _ => {}
+            }
+        }
+        Ok((|| {
+            Some(OaSpec {
+                label: label?,
+                alphabet_in: alphabet_in?,
+                default_start_state: default_start?,
+                final_states: final_states?,
+                start_states: start_states?,
+                states: states?,
+                transitions: table?,
+                transition_func_span: table_span,
+                span: root_span,
+            })
+        })())
+    }
+
+    /// A document whose root is not a mapping.
+    fn not_a_mapping(&mut self, root: &Node) {
+        if let Value::Seq(items) = &root.value {
+            items.iter().for_each(|item| self.check_duplicates(item));
+        }
+        if !matches!(root.value, Value::Rejected) {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::YamlSchema,
+                    format!("a spec must be a mapping, found {}", root.value.describe()),
+                )
+                .at(root.span, "expected a mapping with the seven spec keys"),
+            );
+        }
+    }
+
+    /// Reads one entry of the top-level mapping; returns the value's span.
+    fn entry(
+        &mut self,
+        events: &mut Events,
+        key: Node,
+        head: Head,
+        seen: &mut BTreeMap<&str, Span>,
+        fields: &mut BTreeMap<&'static str, Slot>,
+    ) -> Step<Span> {
+        let Some(name) = self.key_text(&key, "spec keys") else {
+            return self.unread(events, head);
+        };
+        let Some(k) = KEYS.iter().copied().find(|k| *k == name) else {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::YamlSchema,
+                    format!("Additional properties are not allowed ('{name}' was unexpected)"),
+                )
+                .at(key.span, "not a spec key")
+                .help(did_you_mean(name, KEYS).unwrap_or_else(|| {
+                    let keys = KEYS.map(|k| format!("`{k}`")).join(", ");
+                    format!("a spec has exactly the keys {keys}")
+                })),
+            );
+            return self.unread(events, head);
+        };
+        match seen.get(k) {
+            Some(&first) => self.diags.push(duplicate_key(k, key.span, first)),
+            None => {
+                seen.insert(k, key.span);
+            }
+        }
+        // What reading finds is set aside with the value: a later value of the same key replaces both.
+        let outer = std::mem::take(&mut self.diags);
+        let (value, span, unread) = match k {
+            "transition_func" => {
+                let (table, span, unread) = self.table(events, head)?;
+                (Field::Table(table), span, unread)
+            }
+            "label" | "default_start_state" => {
+                let node = build(events, head)?;
+                let unread = self.duplicates_of(&node);
+                let what = if k == "label" {
+                    "`label`"
+                } else {
+                    "`default_start_state`"
+                };
+                let span = node.span;
+                (Field::Name(self.string(node, what)), span, unread)
+            }
+            _ => {
+                let (list, span, unread) = self.list(events, head, k)?;
+                (Field::List(list), span, unread)
+            }
+        };
+        let read = std::mem::replace(&mut self.diags, outer);
+        let slot = Slot {
+            key_span: key.span,
+            value,
+            read,
+            unread,
+        };
+        if let Some(old) = fields.insert(k, slot) {
+            // The earlier value is not read after all: only its repeated keys are reported.
+            match old.unread {
+                Unread::Diags(d) => self.diags.extend(d),
+                Unread::Table(keys) => {
+                    if let Field::Table(Some(t)) = &old.value {
+                        self.diags.extend(keys.raw_duplicates(t));
+                    }
+                }
+            }
+        }
+        Ok(span)
+    }
+
+    /// Reads a value nobody reads, reporting its repeated keys; returns its span.
+    fn unread(&mut self, events: &mut Events, head: Head) -> Step<Span> {
+        let node = build(events, head)?;
+        self.check_duplicates(&node);
+        Ok(node.span)
+    }
+
+    /// What [`Reader::check_duplicates`] reports of `node`, set aside.
+    fn duplicates_of(&mut self, node: &Node) -> Unread {
+        let outer = std::mem::take(&mut self.diags);
+        self.check_duplicates(node);
+        Unread::Diags(std::mem::replace(&mut self.diags, outer))
+    }
+
+    /// The text of a mapping key, which must be a string.
+    fn key_text<'n>(&mut self, key: &'n Node, what: &str) -> Option<&'n str> {
+        match &key.value {
+            Value::Scalar { text, plain }
+                if !*plain || super::yaml11::implicit_type(text).is_none() =>
+            {
+                Some(text)
+            }
+            Value::Rejected => None,
+            other => {
+                self.check_duplicates(key);
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::YamlSchema,
+                        format!("{what} must be strings, found {}", other.describe()),
+                    )
+                    .at(key.span, "expected a string key"),
+                );
+                None
+            }
+        }
+    }
+
+    /// A string value; `what` names it in the message.
+    fn string(&mut self, node: Node, what: &str) -> Option<Name> {
+        match &node.value {
+            Value::Scalar { text, plain }
+                if !*plain || super::yaml11::implicit_type(text).is_none() =>
+            {
+                // A copy of exactly the text's length: saphyr's string has room to spare (a hundred bytes and
+                // more), and a spec keeps hundreds of thousands of names.
+                Some(Name::new(text.as_str(), self.content_span(&node, text)))
+            }
+            Value::Rejected => None,
+            Value::Scalar { text, .. } => {
+                let found = node.value.describe();
+                let d = Diagnostic::new(
+                    Code::YamlSchema,
+                    format!("{what} must be a string, found {found}"),
+                )
+                .at(node.span, "expected a string");
+                let d = if text.is_empty() {
+                    d
+                } else {
+                    d.help(format!("quote it to make it a string: `\"{text}\"`"))
+                };
+                self.diags.push(d);
+                None
+            }
+            other => {
+                self.check_duplicates(&node);
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::YamlSchema,
+                        format!("{what} must be a string, found {}", other.describe()),
+                    )
+                    .at(node.span, "expected a string"),
+                );
+                None
+            }
+        }
+    }
+
+    /// A list of strings, streamed item by item; also its span, and what is reported of it if a later value
+    /// replaces it.
+    fn list(
+        &mut self,
+        events: &mut Events,
+        head: Head,
+        key: &str,
+    ) -> Step<(Option<Vec<Name>>, Span, Unread)> {
+        let what = format!("each item of `{key}`");
+        if let Head::Collection {
+            is_map: false,
+            start,
+        } = head
+        {
+            let mut names = Vec::new();
+            let span = events.children(start, 2, |item| {
+                names.extend(self.string(item, &what));
+            })?;
+            return Ok((Some(names), span, Unread::Diags(Vec::new())));
+        }
+        let node = build(events, head)?;
+        let unread = self.duplicates_of(&node);
+        self.check_duplicates(&node);
+        if !matches!(node.value, Value::Rejected) {
+            let mut d = Diagnostic::new(
+                Code::YamlSchema,
+                format!(
+                    "`{key}` must be a list of strings, found {}",
+                    node.value.describe()
+                ),
+            )
+            .at(node.span, "expected a list");
+            if matches!(&node.value, Value::Scalar { text, plain: true } if text.is_empty()) {
+                d = d.help(format!("write `{key}: []` for an empty list"));
+            }
+            self.diags.push(d);
+        }
+        Ok((None, node.span, unread))
+    }
+
+    /// The transition table, streamed entry by entry; also its span, and what is reported of it if a later
+    /// table replaces it.
+    fn table(
+        &mut self,
+        events: &mut Events,
+        head: Head,
+    ) -> Step<(Option<Vec<OaTransition>>, Span, Unread)> {
+        let Head::Collection {
+            is_map: true,
+            start,
+        } = head
+        else {
+            let node = build(events, head)?;
+            let unread = self.duplicates_of(&node);
+            if !matches!(node.value, Value::Rejected) {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::YamlSchema,
+                        format!(
+                            "`transition_func` must be a mapping from `(State, EVENT)` to a state, found {}",
+                            node.value.describe()
+                        ),
+                    )
+                    .at(node.span, "expected a mapping"),
+                );
+            }
+            return Ok((None, node.span, unread));
+        };
+        let mut out = Vec::new();
+        let mut keys = TableKeys::default();
+        let mut key = None;
+        let span = events.children(start, 2, |node| match key.take() {
+            None => key = Some(node),
+            Some(k) => self.transition(k, node, &mut out, &mut keys),
+        })?;
+        out.shrink_to_fit();
+        Ok((Some(out), span, Unread::Table(keys)))
+    }
+
+    /// Reads one `(State, EVENT): Destination` entry into `out`, or reports why it cannot be read; reports a key
+    /// written before.
+    fn transition(
+        &mut self,
+        key: Node,
+        value: Node,
+        out: &mut Vec<OaTransition>,
+        keys: &mut TableKeys,
+    ) {
+        let before = out.len();
+        let Some(text) = self.key_text(&key, "transition keys") else {
+            // Not a string; a scalar (`12`) can still repeat as written.
+            if let Value::Scalar { text, .. } = key.value {
+                keys.others.push(OtherKey {
+                    before,
+                    text,
+                    span: key.span,
+                    string: false,
+                });
+            }
+            return;
+        };
+        let parts = split_key(text);
+        let to = match &parts {
+            Some(_) => self.string(value, "a transition's target"),
+            None => {
+                self.diags.push(
+                    Diagnostic::new(Code::YamlTransitionKey, format!("transition key `{text}` is not of the form `(State, EVENT)`"))
+                        .at(key.span, "expected `(State, EVENT)`")
+                        .help("a key is a state and an event in parentheses, e.g. `(RegistrationRound, DONE)`; this entry is skipped"),
+                );
+                None
+            }
+        };
+        let at = match to {
+            Some(_) => KeyAt::Transition(before),
+            None => KeyAt::Other(keys.others.len()),
+        };
+        let identity = match &parts {
+            Some((f, e)) => (&text[f.clone()], Some(&text[e.clone()])),
+            None => (text, None),
+        };
+        if let Some(first) = keys.repeats.seen(identity, at, out, &keys.others) {
+            let shown = match identity {
+                (f, Some(e)) => format!("({f}, {e})"),
+                (text, None) => text.to_string(),
+            };
+            self.diags.push(duplicate_key(&shown, key.span, first).help(
+                "YAML silently keeps only the last of two equal keys, so upstream tools see only the last \
+                 target; remove one",
+            ));
+        }
+        let (Some((from, event)), Some(to)) = (parts, to) else {
+            keys.others.push(OtherKey {
+                before,
+                text: text.to_string(),
+                span: key.span,
+                string: true,
+            });
+            return;
+        };
+        // Upstream writes `(State, EVENT)`; any other spelling is kept, for comparing keys as written.
+        let canonical = from.start == 1
+            && text.get(from.end..event.start) == Some(", ")
+            && event.end + 1 == text.len();
+        if !canonical {
+            keys.spelled.push((before, text.to_string()));
+        }
+        // Sub-spans exist only when the key's text appears verbatim in the file (no escapes or folding).
+        let content = self.content_span(&key, text);
+        let verbatim = self.slice(content) == text;
+        let sub = |r: std::ops::Range<usize>| {
+            if verbatim {
+                let start = content.start as usize;
+                Span::new(key.span.file, start + r.start, start + r.end)
+            } else {
+                key.span
+            }
+        };
+        out.push(OaTransition {
+            from: Name::new(&text[from.clone()], sub(from)),
+            event: Name::new(&text[event.clone()], sub(event)),
+            to,
+            key_span: key.span,
+        });
+    }
+
+    /// Reports repeated keys in a mapping that is not otherwise read (nested mappings were checked when skimmed).
+    fn check_duplicates(&mut self, node: &Node) {
+        let Value::Map(entries) = &node.value else {
+            return;
+        };
+        let mut seen: BTreeMap<&str, Span> = BTreeMap::new();
+        for (key, _) in entries {
+            if let Value::Scalar { text, .. } = &key.value {
+                match seen.get(text.as_str()) {
+                    Some(&first) => self.diags.push(duplicate_key(text, key.span, first)),
+                    None => {
+                        seen.insert(text, key.span);
+                    }
+                }
+            }
+        }
+    }
+
+    fn slice(&self, span: Span) -> &str {
+        self.text.get(span.range()).unwrap_or("")
+    }
+
+    /// The span of a scalar's text without its quotes, anchor or tag, when the text appears verbatim; else the
+    /// whole node.
+    fn content_span(&self, node: &Node, text: &str) -> Span {
+        let raw = self.slice(node.span);
+        // Most scalars are plain, their node nothing but their text: no need to search for it.
+        let found = if raw == text {
+            Some(0)
+        } else {
+            raw.rfind(text)
+        };
+        match found {
+            Some(at) if !text.is_empty() => {
+                let s = node.span.start as usize + at;
+                Span::new(node.span.file, s, s + text.len())
+            }
+            _ => node.span,
+        }
+    }
+}
+
+/// Splits `(State, EVENT)` into the byte ranges of the two names. Spaces around the names are optional;
+/// names are word characters, as in upstream's `\((\w*),\s(\w*)\)` (which also requires one space after the
+/// comma, and accepts empty names: fsmc is lenient on spacing and strict on names).
+pub(super) fn split_key(key: &str) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let open = key.find(|c: char| !c.is_whitespace())?;
+    let close = key.rfind(|c: char| !c.is_whitespace())?;
+    if !key[open..].starts_with('(') || !key[close..].starts_with(')') || close <= open {
+        return None;
+    }
+    let inner = open + 1..close;
+    let comma = inner.start + key[inner.clone()].find(',')?;
+    let name = |r: std::ops::Range<usize>| {
+        let s = &key[r.clone()];
+        let start = r.start + (s.len() - s.trim_start_matches([' ', '\t']).len());
+        let end = r.end - (s.len() - s.trim_end_matches([' ', '\t']).len());
+        let ok = start < end
+            && key[start..end]
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_');
+        ok.then_some(start..end)
+    };
+    Some((name(inner.start..comma)?, name(comma + 1..inner.end)?))
+}
+
+/// A node read whole, whatever [`Events::head`] left open.
+fn build(events: &mut Events, head: Head) -> Step<Node> {
+    match head {
+        Head::Node(node) => Ok(node),
+        Head::Collection { is_map, start } => events.collection(is_map, start, 2),
+    }
+}

@@ -1,0 +1,198 @@
+//! Unit tests of the parser: every construct, and errors that say what was expected.
+
+use super::*;
+use fsmc_base::source::FileId;
+
+fn ok(text: &str) -> File {
+    let (file, diags) = parse(FileId(0), text);
+    assert!(diags.is_empty(), "{diags:#?}");
+    file.unwrap()
+}
+
+fn err(text: &str) -> Diagnostic {
+    let (_, mut diags) = parse(FileId(0), text);
+    assert!(!diags.is_empty(), "no error for {text}");
+    diags.remove(0)
+}
+
+#[test]
+fn parses_every_member_kind() {
+    let f = ok(r#"
+        #![allow(unused_key)]
+        import "other.fsm";
+        import "x/fsm_specification.yaml" as Registration;
+        /// The oracle.
+        /// Second line.
+        #[deny(no_path_to_final)]
+        machine Oracle: abci {
+            label "packages.valory.OracleAbciApp";
+            /// Done.
+            event DONE, NO_MAJORITY;
+            event ROUND_TIMEOUT timeout 30s;
+            event Propose(price: f64, goods: Vec<(String, u32)>) by seller;
+            cross_period key price: Option<f64>;
+            key votes: std::collections::BTreeMap<String, [u8; 32]>;
+            /// Start here.
+            start default state A: collect_same_until_threshold {
+                writes price, votes;
+                done = DONE;
+                template "a.jinja";
+                reset;
+            }
+            final state B: degenerate;
+            (A, DONE) -> B if ready unless blocked do log, notify persist raw;
+            A -> B, C;
+        }
+        app OracleApp {
+            chain Registration, Oracle;
+            FinishedRegistrationRound -> Oracle::A;
+        }
+    "#);
+    assert_eq!(f.lints.len(), 1);
+    assert_eq!(f.imports.len(), 2);
+    assert_eq!(f.imports[1].alias.as_ref().unwrap().text, "Registration");
+    let m = &f.machines[0];
+    assert_eq!(m.docs, ["The oracle.", "Second line."]);
+    assert_eq!(m.lints[0].level.text, "deny");
+    assert_eq!(m.profile.as_ref().unwrap().text, "abci");
+    assert_eq!(m.events.len(), 4);
+    assert_eq!(m.events[0].docs, ["Done."]);
+    assert_eq!(m.events[2].timeout.as_ref().unwrap().text, "30s");
+    assert_eq!(m.events[3].fields[1].ty.text, "Vec<(String, u32)>");
+    assert_eq!(m.events[3].role.as_ref().unwrap().text, "seller");
+    assert!(m.keys[0].cross_period);
+    assert_eq!(
+        m.keys[1].ty.text,
+        "std::collections::BTreeMap<String, [u8; 32]>"
+    );
+    let a = &m.states[0];
+    assert_eq!(
+        a.modifiers
+            .iter()
+            .map(|n| n.text.as_str())
+            .collect::<Vec<_>>(),
+        ["start", "default"]
+    );
+    assert_eq!(
+        a.kind.as_ref().unwrap().text,
+        "collect_same_until_threshold"
+    );
+    assert_eq!(a.properties.len(), 4);
+    assert!(matches!(&a.properties[1].value, PropValue::Assign(n) if n.text == "DONE"));
+    assert!(matches!(&a.properties[2].value, PropValue::Text(n) if n.text == "a.jinja"));
+    assert!(matches!(&a.properties[3].value, PropValue::Flag));
+    let t = &m.transitions[0];
+    assert_eq!(t.guards.len(), 2);
+    assert!(t.guards[1].negated);
+    assert_eq!(t.actions.len(), 2);
+    assert_eq!(t.persist.as_ref().unwrap().text, "raw");
+    assert_eq!(
+        m.transitions.len(),
+        3,
+        "a direct transition with two targets is two transitions"
+    );
+    assert!(m.transitions[2].event.is_none());
+    assert!(
+        matches!(&m.properties[0].value, PropValue::Text(n) if n.text == "packages.valory.OracleAbciApp")
+    );
+    let app = &f.apps[0];
+    assert_eq!(app.chain.len(), 2);
+    assert_eq!(app.mappings[0].to.machine.as_ref().unwrap().text, "Oracle");
+}
+
+#[test]
+fn comments_are_skipped_and_nest() {
+    let f = ok(
+        "// line\n/* outer /* inner */ still */ //// not a doc\n//! not a doc\nmachine M { state A; }",
+    );
+    assert!(f.machines[0].docs.is_empty());
+}
+
+#[test]
+fn keywords_are_not_prefixes_of_names() {
+    let f = ok(
+        "machine M { state stateful; event eventual; (stateful, eventual) -> stateful if iffy; }",
+    );
+    assert_eq!(f.machines[0].states[0].name.text, "stateful");
+    assert_eq!(f.machines[0].transitions[0].guards[0].name.text, "iffy");
+}
+
+#[test]
+fn errors_say_what_was_expected() {
+    let d = err("machine M { (A, GO) => B; }");
+    assert_eq!(d.code, Code::Syntax);
+    assert!(d.message.contains("expected"), "{}", d.message);
+    let p = d.primary.unwrap();
+    assert_eq!(p.span.start, 20);
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_crash() {
+    let text = format!(
+        "machine M {{ key k: {}u8{}; }}",
+        "Vec<".repeat(10_000),
+        ">".repeat(10_000)
+    );
+    let (file, diags) = parse(FileId(0), &text);
+    assert!(file.is_none(), "too deep to split into pieces");
+    assert!(diags[0].message.contains("nesting"));
+    let text = "/*".repeat(100_000);
+    assert_eq!(err(&text).code, Code::Syntax);
+}
+
+#[test]
+fn a_long_body_with_errors_far_apart_keeps_everything_else() {
+    // Longer than one run of the fast path and than the recovery's longest run: the errors are found where they
+    // are, and every other statement is in the tree.
+    let mut text = String::from("machine M {\n    event GO;\n");
+    let n = 3000;
+    for i in 0..n {
+        let semi = if i == 5 || i == 2500 { "" } else { ";" };
+        text.push_str(&format!("    (S{i}, GO) -> S{}{semi}\n", i + 1));
+    }
+    text.push_str("}\n");
+    assert!(text.len() > chunk::RUN);
+    let (tree, diags) = parse(FileId(0), &text);
+    let lines: Vec<usize> = diags
+        .iter()
+        .map(|d| {
+            text[..d.primary.as_ref().unwrap().span.start as usize]
+                .lines()
+                .count()
+        })
+        .collect();
+    assert_eq!(lines, [8, 2503], "{diags:#?}");
+    // A missing `;` is repaired, so both statements around it stay.
+    assert_eq!(tree.unwrap().machines[0].transitions.len(), n);
+}
+
+#[test]
+fn unquote_resolves_escapes() {
+    assert_eq!(unquote(r#""a\"b\\c\n""#), "a\"b\\c\n");
+}
+
+/// The checked-in parser (`generated.rs`) is what pest generates from `fsm.pest` today. After a grammar
+/// change this test writes the new parser and fails once, so that the change is reviewed and committed with it.
+#[test]
+fn generated_parser_is_fresh() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let grammar = std::fs::read_to_string(dir.join("fsm.pest")).unwrap();
+    let input: proc_macro2::TokenStream =
+        format!("#[grammar_inline = {grammar:?}] struct FsmParser;")
+            .parse()
+            .unwrap();
+    let tokens = pest_generator::derive_parser(input, false);
+    let code = prettyplease::unparse(&syn::parse2(tokens).unwrap());
+    let fresh = format!(
+        "// @generated from `fsm.pest` by the test `generated_parser_is_fresh` (compiler/syntax/src/parser/tests.rs).\n\
+         // Do not edit: change the grammar and run `cargo test -p fsmc-syntax generated_parser`.\n\n{code}"
+    );
+    let path = dir.join("generated.rs");
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(fresh.as_str()) {
+        std::fs::write(&path, &fresh).unwrap();
+        panic!(
+            "{} was out of date with fsm.pest: rewritten, run the tests again",
+            path.display()
+        );
+    }
+}

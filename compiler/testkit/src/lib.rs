@@ -1,0 +1,62 @@
+//! Test support shared by fsmc's packages: where the workspace and the Open Autonomy corpus are, scratch
+//! directories that clean up after themselves, and a command's output captured in memory.
+//!
+//! A dev-only package: nothing a user builds depends on it, and it depends on none of fsmc's packages.
+
+pub mod corpus;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The workspace root (the directory holding the top-level `Cargo.toml`, `specs/` and `compiler/`).
+pub fn workspace() -> PathBuf {
+    // This package is `compiler/testkit`: two levels below the root, wherever the checkout is.
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the workspace root exists")
+}
+
+/// The shipped specs (`specs/`).
+pub fn specs() -> PathBuf {
+    workspace().join("specs")
+}
+
+/// A scratch directory, removed (with everything in it) when dropped. Tests run in parallel: every directory is
+/// new and unique.
+pub fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("fsmc-{name}-"))
+        .tempdir()
+        .expect("create a scratch directory")
+}
+
+/// What a command printed, and its exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Output {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs a command-line entry point in process (`run(argv, stdout, stderr)`, as `fsmc::cli::run` takes them),
+/// with `fsmc` as the program name before `args`, and captures what it writes.
+///
+/// # Panics
+///
+/// When the command writes something that is not UTF-8: fsmc's output always is.
+pub fn capture<A: Into<OsString>>(
+    args: impl IntoIterator<Item = A>,
+    run: impl FnOnce(Vec<OsString>, &mut Vec<u8>, &mut Vec<u8>) -> i32,
+) -> Output {
+    let argv: Vec<OsString> = std::iter::once(OsString::from("fsmc"))
+        .chain(args.into_iter().map(Into::into))
+        .collect();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run(argv, &mut out, &mut err);
+    Output {
+        code,
+        stdout: String::from_utf8(out).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(err).expect("UTF-8 stderr"),
+    }
+}

@@ -1,0 +1,213 @@
+//! Open Autonomy FSM app (`specs/oracle/oracle.fsm`): the price oracle, replicated.
+//!
+//! Every agent instance runs its own replica of the generated app, fed the same ordered blocks by a
+//! consensus layer (here the simulated network of `fsmc-sim`; a BFT engine plugs into the same seam). This
+//! file holds only what a user writes: the agents' behaviours — what each agent submits in each round. The
+//! rest comes from the spec and the runtime: which round collects what, how each decides, what it writes
+//! into the synchronized data, timeouts on block time, registration, keeper election and replacement,
+//! periods, rejection of transactions that do not fit, and the app hash every replica agrees on.
+
+fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm");
+
+use fsmc_runtime::app::AgentId;
+use fsmc_sim::{Config, Height, Network, SimError};
+use oracle_abci_app::{Behaviour, Context, Spec, State};
+use sha2::{Digest, Sha256};
+use std::fmt::Write as _;
+
+/// The asset the service reports on: every agent registers with it.
+pub const ASSET: &str = "ETH/USD";
+
+/// The smallest move (in cents) worth a new on-chain report; smaller moves end in `NONE`.
+pub const MIN_MOVE: u64 = 25;
+
+/// The address of agent `i`.
+pub fn agent_id(i: usize) -> AgentId {
+    format!("agent-{i}")
+}
+
+/// One agent instance: its own price source and its own chain client.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    /// How far this agent's price source is off the market, in cents: sources disagree a little.
+    pub bias: i64,
+    /// Whether its chain client works; a keeper whose client fails reports failure.
+    pub chain_ok: bool,
+}
+
+impl Agent {
+    /// Agent `i` of a service, with a working chain client.
+    pub fn new(i: usize) -> Agent {
+        Agent {
+            bias: i64::try_from(i % 5).unwrap_or(0) * 3 - 6,
+            chain_ok: true,
+        }
+    }
+
+    /// The market price (in cents) this agent's source shows in round `round`. The market moves with time,
+    /// which the app only knows as rounds: the same round shows every source the same market.
+    fn observe(&self, round: u64) -> u64 {
+        let market = 200_000 + (round.wrapping_mul(7_919) % 4_000);
+        market.saturating_add_signed(self.bias)
+    }
+}
+
+/// The hash of the transaction that reports `estimate` in `period` (a stand-in for building a real one).
+pub fn report_tx(estimate: u64, period: u64) -> String {
+    let digest = Sha256::digest(format!("report {estimate} in period {period}"));
+    digest.iter().take(8).fold(String::from("0x"), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+impl Behaviour for Agent {
+    fn registration_startup_round(&mut self, _: &Context<'_>) -> String {
+        ASSET.to_string()
+    }
+
+    fn registration_round(&mut self, _: &Context<'_>) -> String {
+        ASSET.to_string()
+    }
+
+    fn collect_observation_round(&mut self, ctx: &Context<'_>) -> u64 {
+        self.observe(ctx.round_count())
+    }
+
+    /// The median of the observations the round collected: the same on every replica.
+    fn estimate_consensus_round(&mut self, ctx: &Context<'_>) -> Option<u64> {
+        let mut prices: Vec<u64> = ctx
+            .data()
+            .observations
+            .as_ref()?
+            .values()
+            .copied()
+            .collect();
+        prices.sort_unstable();
+        prices.get(prices.len() / 2).copied()
+    }
+
+    /// No transaction when the price moved less than [`MIN_MOVE`] since the last report.
+    fn tx_hash_round(&mut self, ctx: &Context<'_>) -> Option<String> {
+        let estimate = ctx.data().estimate?;
+        if let Some(last) = ctx.data().last_reported_price
+            && estimate.abs_diff(last) < MIN_MOVE
+        {
+            return None;
+        }
+        Some(report_tx(estimate, ctx.period()))
+    }
+
+    /// Randomness every agent computes alike from replicated facts, never from local entropy.
+    fn randomness_round(&mut self, ctx: &Context<'_>) -> [u8; 32] {
+        let mut h = Sha256::new();
+        h.update(ctx.period().to_le_bytes());
+        h.update(ctx.round_count().to_le_bytes());
+        h.update(ctx.data().estimate.unwrap_or(0).to_le_bytes());
+        h.finalize().into()
+    }
+
+    fn select_keeper_round(&mut self, ctx: &Context<'_>) -> String {
+        let seed = ctx.data().most_voted_randomness.unwrap_or([0; 32]);
+        ctx.next_keeper(&seed).unwrap_or_default()
+    }
+
+    /// The keeper sends the transaction; it reports the settled hash and the price, or failure.
+    fn submit_price_round(&mut self, ctx: &Context<'_>) -> Option<(String, u64)> {
+        if !self.chain_ok {
+            return None;
+        }
+        let data = ctx.data();
+        Some((
+            format!("{}-settled", data.tx_hash.as_ref()?),
+            data.estimate?,
+        ))
+    }
+
+    /// Each agent checks the chain itself: the settled transaction must be the agreed report.
+    fn validate_price_round(&mut self, ctx: &Context<'_>) -> Option<bool> {
+        let data = ctx.data();
+        let (settled, tx, estimate) = (
+            data.final_tx_hash.as_ref()?,
+            data.tx_hash.as_ref()?,
+            data.estimate?,
+        );
+        Some(*settled == format!("{tx}-settled") && data.last_reported_price == Some(estimate))
+    }
+
+    fn reset_and_pause_round(&mut self, ctx: &Context<'_>) -> u64 {
+        ctx.period()
+    }
+}
+
+/// The agents of an `n`-agent service, boxed as the simulation takes them.
+pub fn agents(n: usize) -> Vec<(AgentId, Box<dyn Behaviour>)> {
+    (0..n)
+        .map(|i| (agent_id(i), Box::new(Agent::new(i)) as Box<dyn Behaviour>))
+        .collect()
+}
+
+/// A simulated network of `n` agents running the oracle, seeded.
+pub fn network(seed: u64, n: usize) -> Result<Network<Spec>, SimError> {
+    Network::new(Config::new(seed), agents(n))
+}
+
+/// Runs until every live replica has completed `periods` periods, or `limit_ms` of simulated time pass.
+pub fn run_periods(net: &mut Network<Spec>, periods: u64, limit_ms: u64) -> Result<bool, SimError> {
+    net.run_until(limit_ms, |net| {
+        (0..net.len())
+            .filter_map(|i| net.app(i))
+            .all(|app| app.period() >= periods)
+    })
+}
+
+/// One line per block, then each replica's state and short app hash (`-` if it has not applied the block).
+pub fn format_height(net: &Network<Spec>, h: &Height) -> String {
+    let mut out = String::new();
+    let event = h
+        .replicas
+        .iter()
+        .flatten()
+        .find(|a| !a.steps.is_empty())
+        .map(|a| {
+            a.steps
+                .iter()
+                .map(|s| format!("{} -{}-> {}", s.from, s.event, s.to))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_else(|| "(no transition)".to_string());
+    let period = h
+        .replicas
+        .iter()
+        .flatten()
+        .map(|a| a.period)
+        .max()
+        .unwrap_or(0);
+    let proposer = net.id(h.proposer).map_or("?", String::as_str);
+    let _ = write!(
+        out,
+        "#{:<4} {:>7.2}s  period {period}  {} txs by {proposer:<8} {event}",
+        h.height,
+        h.time_ms as f64 / 1000.0,
+        h.txs,
+    );
+    out.push_str("\n      ");
+    for (i, a) in h.replicas.iter().enumerate() {
+        let id = net.id(i).map_or("?", String::as_str);
+        match a {
+            Some(a) => {
+                let _ = write!(out, " {id} {:<30} {}", a.state, a.hash.short(4));
+            }
+            None => {
+                let _ = write!(out, " {id} {:<30} {:8}", "-", "-");
+            }
+        }
+    }
+    out
+}
+
+/// Whether `state` is the keeper's round: used to make an agent's keeper silent in tests.
+pub fn is_submit(state: State) -> bool {
+    state == State::SubmitPriceRound
+}

@@ -1,0 +1,423 @@
+//! Genie Flow (`specs/genie/support_assistant.fsm`): a support assistant driven the way a web front end drives
+//! it, through a [`Session`]. The spec decides the states, guards, actions and what the dialogue records; the
+//! runtime renders the spec's Jinja2 templates, runs each invoker state's work as a DAG of Tokio tasks (only
+//! `poll` is offered meanwhile), and sends the state's event when the DAG is done.
+//!
+//! What is written here is what a Genie application writes: the case the conversation is about ([`Case`],
+//! the session's context, which implements the generated `Hooks`) and the invoker ([`SupportModel`], rules
+//! standing in for the LLM calls, which plans and runs the tasks of each invoker state).
+
+fsmc_runtime::include_fsm!("../../specs/genie/support_assistant.fsm");
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use fsmc_runtime::ValidationError;
+use fsmc_runtime::genie::{
+    Flow, GenieError, Invocation, Invoker, Response, Session, TaskCall, TaskError, TaskFuture,
+    TaskGraph,
+};
+use support_assistant::{Event, Hooks, State, Transition};
+
+/// The case a conversation is about: the session's context. Templates see its fields (`{{ customer }}`,
+/// `{{ question }}`, `{{ ticket }}`); the spec's guards read it and its actions change it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Case {
+    /// The customer's name, shown in the greeting.
+    pub customer: String,
+    /// What the customer asked, across clarifications.
+    pub question: String,
+    /// The answer shown, once drafted.
+    pub answer: Option<String>,
+    /// The ticket opened for a human agent.
+    pub ticket: Option<String>,
+    /// Times the support team was notified.
+    pub notified: u32,
+    /// Whether the customer closed the case as solved.
+    pub resolved: bool,
+    /// Every transition, as `from -event-> to`, in order (recorded by `after_transition`).
+    pub transitions: Vec<String>,
+}
+
+impl Case {
+    /// A new case for `customer`.
+    pub fn new(customer: &str) -> Self {
+        Case {
+            customer: customer.to_owned(),
+            ..Case::default()
+        }
+    }
+}
+
+/// The classifier's verdict on one field, as its output (rendered by `classify.jinja2`'s format) states it.
+fn says(output: &str, field: &str, value: &str) -> bool {
+    output
+        .lines()
+        .any(|l| l.trim() == format!("{field}: {value}"))
+}
+
+impl Hooks for Case {
+    // The guards read the invoker's output, which arrives as the event's input (`actor_input`).
+    fn needs_human(&self, t: &Transition<'_>) -> bool {
+        says(t.profile.actor_input(), "human", "yes")
+    }
+    fn is_ambiguous(&self, t: &Transition<'_>) -> bool {
+        says(t.profile.actor_input(), "clear", "no")
+    }
+    fn answer_is_empty(&self, t: &Transition<'_>) -> bool {
+        t.profile.actor_input().trim().is_empty()
+    }
+
+    fn log_question(&mut self, t: &Transition<'_>) {
+        let text = t.profile.actor_input().trim();
+        if !self.question.is_empty() {
+            self.question.push(' ');
+        }
+        self.question.push_str(text);
+    }
+    fn record_answer(&mut self, t: &Transition<'_>) {
+        self.answer = Some(t.profile.actor_input().to_owned());
+    }
+    fn notify_support_team(&mut self, _: &Transition<'_>) {
+        self.notified += 1;
+    }
+    fn record_resolution(&mut self, _: &Transition<'_>) {
+        self.resolved = true;
+    }
+    fn open_ticket(&mut self, t: &Transition<'_>) {
+        // Numbered after the conversation so far, so the same conversation opens the same ticket.
+        self.ticket = Some(format!("SUP-{}", 1000 + t.profile.dialogue().len()));
+    }
+
+    /// A customer message must say something: an empty one is refused, and the session stays as it was.
+    fn validate(&self, t: &Transition<'_>) -> Result<(), ValidationError> {
+        if t.event == Event::UserInput && t.profile.actor_input().trim().is_empty() {
+            return Err(ValidationError::new("the message is empty"));
+        }
+        Ok(())
+    }
+
+    fn after_transition(&mut self, t: &Transition<'_>) {
+        self.transitions
+            .push(format!("{} -{}-> {}", t.from, t.event, t.to));
+    }
+}
+
+/// The help-centre passages the retrieval tasks search, by area.
+const MANUAL: &[(&str, &str)] = &[
+    (
+        "billing",
+        "Invoices: the billing address is the one in Settings > Billing; invoices issued after a change use the new address.",
+    ),
+    (
+        "shipping",
+        "Shipping: parcels ship within two working days; the tracking link is in the confirmation email.",
+    ),
+    (
+        "account",
+        "Account: reset your password from the sign-in page with 'Forgot password'.",
+    ),
+];
+const FAQ: &[(&str, &str)] = &[
+    (
+        "billing",
+        "FAQ: to correct an invoice already issued, reply to the invoice email and we reissue it within a day.",
+    ),
+    (
+        "shipping",
+        "FAQ: a parcel marked delivered but missing can be reported after 48 hours.",
+    ),
+];
+
+/// The rules that stand in for the LLM: deterministic, so runs and tests repeat exactly.
+fn classify(question: &str) -> String {
+    let q = question.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| q.contains(w));
+    let area = if has(&["invoice", "bill", "charge", "refund"]) {
+        "billing"
+    } else if has(&["parcel", "delivery", "shipping", "tracking"]) {
+        "shipping"
+    } else if has(&["password", "login", "sign in", "account"]) {
+        "account"
+    } else {
+        "product"
+    };
+    let human = has(&["person", "human", "lawyer", "complaint", "refund"]);
+    let clear = q.split_whitespace().count() >= 4;
+    let urgency = if has(&["urgent", "asap", "now"]) {
+        "high"
+    } else {
+        "normal"
+    };
+    format!(
+        "area: {area}\nurgency: {urgency}\nclear: {}\nhuman: {}",
+        if clear { "yes" } else { "no" },
+        if human { "yes" } else { "no" }
+    )
+}
+
+fn passages(kb: &[(&str, &str)], classification: &str) -> String {
+    kb.iter()
+        .filter(|(area, _)| says(classification, "area", area))
+        .map(|(_, text)| *text)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The line of a rendered prompt that starts with `label`.
+fn prompt_line<'p>(prompt: &'p str, label: &str) -> &'p str {
+    prompt
+        .lines()
+        .find_map(|l| l.strip_prefix(label))
+        .unwrap_or("")
+        .trim()
+}
+
+/// The invoker: plans each invoker state's DAG and runs its tasks, each after a short delay standing in for
+/// a model call. Tasks see the state's rendered template (the prompt) and the outputs of the tasks they need.
+#[derive(Clone, Debug)]
+pub struct SupportModel {
+    /// How long each task takes.
+    pub latency: Duration,
+    /// Tasks made to fail, by name (to show a failure recorded and retried); a failed task is healed once it
+    /// has failed, so a retry succeeds.
+    pub failing: Arc<Mutex<Vec<String>>>,
+    /// Every task started, as `state/task`, in the order started.
+    pub started: Arc<Mutex<Vec<String>>>,
+}
+
+impl SupportModel {
+    /// A model whose tasks take `latency` each.
+    pub fn new(latency: Duration) -> Self {
+        SupportModel {
+            latency,
+            failing: Arc::default(),
+            started: Arc::default(),
+        }
+    }
+
+    /// Makes the next run of task `name` fail.
+    pub fn fail_once(&self, name: &str) {
+        self.failing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(name.to_owned());
+    }
+
+    /// The tasks started so far.
+    pub fn started(&self) -> Vec<String> {
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Invoker for SupportModel {
+    fn plan(&self, invocation: &Invocation<'_>) -> TaskGraph {
+        let mut g = TaskGraph::new();
+        // Indices come from `add` itself, so a dependency can only name a task added before it.
+        let dag = |g: &mut TaskGraph| -> Result<(), TaskError> {
+            match invocation.state {
+                "RetrieveDocuments" => {
+                    let manual = g.add("search_manual", &[])?;
+                    let faq = g.add("search_faq", &[])?;
+                    g.add("rank", &[manual, faq])?;
+                }
+                "DraftAnswer" => {
+                    let draft = g.add("draft", &[])?;
+                    g.add("review", &[draft])?;
+                }
+                "ExtractAttachment" => {
+                    g.add("ocr", &[])?;
+                }
+                "SummariseForAgent" => {
+                    g.add("summarise", &[])?;
+                }
+                _ => {
+                    g.add("classify", &[])?;
+                }
+            }
+            Ok(())
+        };
+        match dag(&mut g) {
+            Ok(()) => g,
+            // An empty graph is refused by the session with a clear error.
+            Err(_) => TaskGraph::new(),
+        }
+    }
+
+    fn run(&self, call: TaskCall) -> TaskFuture {
+        let latency = self.latency;
+        let failing = Arc::clone(&self.failing);
+        self.started
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(format!("{}/{}", call.state, call.task));
+        Box::pin(async move {
+            tokio::time::sleep(latency).await;
+            {
+                let mut failing = failing.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(i) = failing.iter().position(|t| *t == call.task) {
+                    failing.remove(i);
+                    return Err(TaskError::new("the model did not answer in time"));
+                }
+            }
+            let inputs: BTreeMap<&str, &str> = call
+                .inputs
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect();
+            let input = |name: &str| inputs.get(name).copied().unwrap_or("");
+            Ok(match call.task.as_str() {
+                "classify" => classify(prompt_line(&call.prompt, "Question:")),
+                "ocr" => format!("The upload shows: {}", call.actor_input.trim()),
+                "search_manual" => passages(MANUAL, &call.actor_input),
+                "search_faq" => passages(FAQ, &call.actor_input),
+                "rank" => [input("search_manual"), input("search_faq")]
+                    .iter()
+                    .filter(|p| !p.is_empty())
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                // No passage, no answer: the spec hands an empty answer over to a person.
+                "draft" if call.actor_input.trim().is_empty() => String::new(),
+                "draft" => {
+                    let points: Vec<String> = call
+                        .actor_input
+                        .lines()
+                        .map(|l| format!("- {}", l.split_once(": ").map_or(l, |(_, rest)| rest)))
+                        .collect();
+                    format!("Here is what our help centre says:\n{}", points.join("\n"))
+                }
+                "review" => input("draft").to_owned(),
+                "summarise" => {
+                    let said: Vec<&str> = call
+                        .prompt
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("user: "))
+                        .collect();
+                    format!("The customer wrote: {}", said.join(" / "))
+                }
+                other => return Err(TaskError::new(format!("no such task `{other}`"))),
+            })
+        })
+    }
+}
+
+/// One line of a conversation's trace: what was sent, and what the front end got back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exchange {
+    /// The event sent (`poll` included) and its input.
+    pub sent: (String, String),
+    /// The response, or the refusal.
+    pub got: Result<Response, GenieError>,
+}
+
+/// A conversation as a front end holds it: the session, and the trace of every exchange.
+pub struct Conversation {
+    /// The session.
+    pub session: Session<State, Case>,
+    /// Every request and its answer, the opening included.
+    pub trace: Vec<Exchange>,
+}
+
+impl Conversation {
+    /// Starts a conversation with `customer` on `flow`: the opening utterance is the start state's template.
+    pub fn start(flow: &Flow<State>, customer: &str) -> Result<Self, GenieError> {
+        let (session, opening) = flow.start(Case::new(customer))?;
+        Ok(Conversation {
+            session,
+            trace: vec![Exchange {
+                sent: ("start".into(), String::new()),
+                got: Ok(opening),
+            }],
+        })
+    }
+
+    /// Sends `event` with `input`, as the front end's "send" button does; refusals are kept in the trace.
+    pub fn send(&mut self, event: &str, input: &str) -> Result<Response, GenieError> {
+        let got = self.session.send(event, input);
+        self.trace.push(Exchange {
+            sent: (event.into(), input.into()),
+            got: got.clone(),
+        });
+        got
+    }
+
+    /// Runs failed invoker work again, as a front end's "retry" button does.
+    pub fn retry(&mut self) -> Result<Response, GenieError> {
+        let got = self.session.retry();
+        self.trace.push(Exchange {
+            sent: ("retry".into(), String::new()),
+            got: got.clone(),
+        });
+        got
+    }
+
+    /// Polls until the invokers are done (or failed), as a front end does while it shows progress: every
+    /// change of the session (a task done, a new DAG) is one poll in the trace.
+    pub async fn poll_until_idle(&mut self) -> Response {
+        let mut updates = self.session.updates();
+        loop {
+            let now = self.session.poll();
+            let running = now.next_actions == [fsmc_runtime::genie::POLL];
+            let changed = self
+                .trace
+                .last()
+                .is_none_or(|e| e.got.as_ref().ok() != Some(&now));
+            if changed {
+                self.trace.push(Exchange {
+                    sent: (fsmc_runtime::genie::POLL.into(), String::new()),
+                    got: Ok(now.clone()),
+                });
+            }
+            if !running || updates.changed().await.is_err() {
+                return now;
+            }
+        }
+    }
+}
+
+/// Renders a trace as the example prints it.
+/// A response's output is printed when it differs from the last one printed (polls repeat it).
+pub fn render_trace(trace: &[Exchange]) -> String {
+    let mut out = String::new();
+    let mut shown: Option<&str> = None;
+    for e in trace {
+        let (event, input) = &e.sent;
+        let sent = if input.is_empty() {
+            format!("> {event}")
+        } else {
+            format!("> {event} {input:?}")
+        };
+        out.push_str(&sent);
+        out.push('\n');
+        match &e.got {
+            Ok(r) => {
+                let progress = r
+                    .progress
+                    .map(|p| format!(" [{}/{} tasks]", p.done(), p.total()))
+                    .unwrap_or_default();
+                let next = if r.next_actions.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    r.next_actions.join(", ")
+                };
+                out.push_str(&format!("  {}{progress}, next: {next}\n", r.state));
+                if let Some(text) = r.output.as_deref().filter(|t| Some(*t) != shown) {
+                    for line in text.lines() {
+                        out.push_str(&format!("  | {line}\n"));
+                    }
+                    shown = Some(text);
+                }
+                if let Some(error) = &r.error {
+                    out.push_str(&format!("  ! {error}\n"));
+                }
+            }
+            Err(e) => out.push_str(&format!("  refused: {e}\n")),
+        }
+    }
+    out
+}

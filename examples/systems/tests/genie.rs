@@ -1,0 +1,524 @@
+//! Genie Flow sessions on the generated support assistant (`specs/genie/support_assistant.fsm`), driven as a
+//! web front end drives them: templates rendered from the spec's files, invoker work as DAGs of Tokio tasks
+//! with progress, only `poll` while one runs, failures kept, sessions saved and resumed mid-task, and every
+//! refusal leaving the session as it was.
+//!
+//! The invoker's tasks wait at a gate the test opens one task at a time, so what each test sees while work
+//! runs does not depend on timing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fsmc_examples::support::support_assistant::{self, State};
+use fsmc_examples::support::{Case, SupportModel};
+use fsmc_runtime::genie::{
+    Actor, Flow, GenieError, GenieSpec, Invocation, Invoker, Model, POLL, Persistence, Response,
+    Session, TaskCall, TaskFuture, TaskGraph, TaskProgress, Templates,
+};
+use tokio::sync::Semaphore;
+
+/// The support model, whose tasks each wait for a permit of `gate` before they run.
+#[derive(Clone)]
+struct Gated {
+    model: SupportModel,
+    gate: Arc<Semaphore>,
+    prompts: Arc<std::sync::Mutex<Vec<(String, String)>>>,
+}
+
+impl Gated {
+    fn new() -> Self {
+        Gated {
+            model: SupportModel::new(Duration::ZERO),
+            gate: Arc::new(Semaphore::new(0)),
+            prompts: Arc::default(),
+        }
+    }
+
+    /// Lets `n` more tasks run.
+    fn open(&self, n: usize) {
+        self.gate.add_permits(n);
+    }
+
+    /// The prompt (rendered template) each task was given, as (task, prompt).
+    fn prompts(&self) -> Vec<(String, String)> {
+        self.prompts.lock().map(|p| p.clone()).unwrap_or_default()
+    }
+}
+
+impl Invoker for Gated {
+    fn plan(&self, invocation: &Invocation<'_>) -> TaskGraph {
+        self.model.plan(invocation)
+    }
+
+    fn run(&self, call: TaskCall) -> TaskFuture {
+        if let Ok(mut p) = self.prompts.lock() {
+            p.push((call.task.clone(), call.prompt.clone()));
+        }
+        let gate = Arc::clone(&self.gate);
+        let inner = self.model.run(call);
+        Box::pin(async move {
+            // A closed gate would be a bug of the test: the task then fails, visibly.
+            let permit = gate.acquire_owned().await;
+            permit
+                .map_err(|_| fsmc_runtime::genie::TaskError::new("the gate closed"))?
+                .forget();
+            inner.await
+        })
+    }
+}
+
+/// Waits (at most five seconds) until `done` holds of the session's poll.
+async fn until(session: &Session<State, Case>, done: impl Fn(&Response) -> bool) -> Response {
+    let mut updates = session.updates();
+    let wait = async {
+        loop {
+            let now = session.poll();
+            if done(&now) {
+                return now;
+            }
+            if updates.changed().await.is_err() {
+                return session.poll();
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), wait)
+        .await
+        .expect("the session got there in time")
+}
+
+fn progress(r: &Response) -> Option<(u32, u32)> {
+    r.progress.map(|p| (p.done(), p.total()))
+}
+
+fn texts(session: &Session<State, Case>) -> Vec<(Actor, String)> {
+    session
+        .dialogue()
+        .utterances()
+        .iter()
+        .map(|u| (u.actor, u.text.clone()))
+        .collect()
+}
+
+fn start(invoker: &Gated) -> (Flow<State>, Session<State, Case>, Response) {
+    let flow = Flow::<State>::new(invoker.clone()).expect("the spec's templates compile");
+    let (session, opening) = flow.start(Case::new("Ada")).expect("the opening renders");
+    (flow, session, opening)
+}
+
+const WELCOME: &str = "Hello Ada, I am the Acme support assistant. What can I help you with? You can also upload a screenshot or a log.";
+
+#[tokio::test]
+async fn the_start_template_is_the_opening_utterance() {
+    let g = Gated::new();
+    let (_, session, opening) = start(&g);
+    assert_eq!(opening.state, "Welcome");
+    assert_eq!(opening.output.as_deref(), Some(WELCOME));
+    assert_eq!(opening.next_actions, ["user_input", "upload", "escalate"]);
+    assert_eq!((opening.progress, opening.error), (None, None));
+    assert_eq!(texts(&session), [(Actor::Assistant, WELCOME.to_owned())]);
+    // The templates are the spec's files, as `fsmc` read them.
+    assert_eq!(State::Welcome.template(), "templates/welcome.jinja2");
+    let sources = <State as GenieSpec>::templates();
+    assert_eq!(sources.len(), State::ALL.len(), "one file per state");
+    for (path, source) in sources {
+        let on_disk = std::fs::read_to_string(format!("../../specs/genie/{path}")).unwrap();
+        assert_eq!(*source, on_disk, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn only_poll_is_offered_while_an_invoker_runs_and_anything_else_is_refused() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    let r = session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    // user → invoker: the user is shown their own input, recorded raw; then only `poll`.
+    assert_eq!(r.state, "ClassifyQuestion");
+    assert_eq!(
+        r.output.as_deref(),
+        Some("my invoice shows the wrong address")
+    );
+    assert_eq!(r.next_actions, [POLL]);
+    assert_eq!(progress(&r), Some((0, 1)));
+    let before = session.snapshot();
+    for (event, input) in [("close", "x"), ("user_input", "again"), ("escalate", "")] {
+        let err = session.send(event, input).unwrap_err();
+        assert_eq!(
+            err,
+            GenieError::Busy {
+                state: "ClassifyQuestion".into(),
+                progress: TaskProgress::new(1),
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "`ClassifyQuestion` is working (0 of 1 tasks done): only `poll` is offered"
+        );
+    }
+    assert_eq!(
+        session.snapshot(),
+        before,
+        "a refused event changes nothing"
+    );
+    // `poll` answers with progress and changes nothing either.
+    assert_eq!(session.send(POLL, "").unwrap(), r);
+    assert_eq!(session.snapshot(), before);
+}
+
+#[tokio::test]
+async fn progress_counts_the_running_dag_and_a_new_invoker_starts_fresh() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    g.open(1);
+    // The classifier's one task is done: its DAG's last task sent `advance`, and RetrieveDocuments (an
+    // invoker → invoker transition) started a DAG of its own, with its own progress from zero.
+    let r = until(&session, |r| r.state == "RetrieveDocuments").await;
+    assert_eq!(progress(&r), Some((0, 3)));
+    assert_eq!(r.next_actions, [POLL]);
+    g.open(1);
+    let r = until(&session, |r| progress(r) == Some((1, 3))).await;
+    assert_eq!(r.state, "RetrieveDocuments");
+    g.open(1);
+    until(&session, |r| progress(r) == Some((2, 3))).await;
+    g.open(1);
+    let r = until(&session, |r| r.state == "DraftAnswer").await;
+    assert_eq!(progress(&r), Some((0, 2)));
+    g.open(2);
+    let r = until(&session, |r| r.state == "PresentAnswer").await;
+    assert_eq!(r.progress, None);
+    assert_eq!(r.next_actions, ["user_input", "escalate", "close"]);
+    // `rank` ran after both searches, with their outputs.
+    let tasks: Vec<String> = g.prompts().into_iter().map(|(t, _)| t).collect();
+    let rank = tasks.iter().position(|t| t == "rank").unwrap();
+    assert!(tasks[..rank].contains(&"search_manual".to_owned()));
+    assert!(tasks[..rank].contains(&"search_faq".to_owned()));
+}
+
+#[tokio::test]
+async fn the_dialogue_records_what_each_transition_type_prescribes() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    g.open(10);
+    let r = until(&session, |r| r.state == "PresentAnswer").await;
+    // invoker → user: the DAG's output rendered into the target's template (`actor_input`) is shown.
+    let shown = r.output.unwrap();
+    assert!(
+        shown.starts_with("Here is what our help centre says:\n- the billing address"),
+        "{shown}"
+    );
+    assert!(shown.ends_with("close the conversation."), "{shown}");
+    let r = session.send("close", "thanks, that solved it").unwrap();
+    assert_eq!(r.state, "Closed");
+    assert_eq!(
+        r.output.as_deref(),
+        Some("Glad I could help, Ada. Goodbye!")
+    );
+    assert!(r.next_actions.is_empty());
+    let d = texts(&session);
+    let actors: Vec<Actor> = d.iter().map(|(a, _)| *a).collect();
+    // opening; user → invoker RAW; Classify → Retrieve (invoker → invoker) NONE; Retrieve → Draft overridden to
+    // RENDERED (the draft prompt); Draft → Present RENDERED; Present → Closed overridden to RAW.
+    assert_eq!(
+        actors,
+        [
+            Actor::Assistant,
+            Actor::User,
+            Actor::Assistant,
+            Actor::Assistant,
+            Actor::User
+        ]
+    );
+    assert_eq!(d[1].1, "my invoice shows the wrong address");
+    assert!(
+        d[2].1
+            .starts_with("Answer the customer's question using only these passages.")
+    );
+    assert_eq!(d[3].1, shown);
+    assert_eq!(d[4].1, "thanks, that solved it");
+    assert_eq!(
+        support_assistant::persistence(
+            State::RetrieveDocuments,
+            support_assistant::Event::Advance,
+            State::DraftAnswer
+        ),
+        Persistence::Rendered
+    );
+    // The spec's actions ran through the context.
+    let case = session.context();
+    assert_eq!(case.question, "my invoice shows the wrong address");
+    assert!(case.resolved);
+    assert_eq!(
+        case.answer.as_deref().map(|a| a.starts_with("Here is")),
+        Some(true)
+    );
+}
+
+#[tokio::test]
+async fn templates_see_the_dialogue_and_the_context() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    session.send("user_input", "hello?").unwrap();
+    g.open(1);
+    // The classifier says the question is not clear: the guard sends the customer a clarification request.
+    let r = until(&session, |r| r.state == "AskClarification").await;
+    assert_eq!(
+        r.output.as_deref(),
+        Some(
+            "I want to be sure I understand, Ada. Could you say a little more: what did you try, and what happened?"
+        )
+    );
+    session
+        .send(
+            "user_input",
+            "I was charged twice, I want to talk to a person",
+        )
+        .unwrap();
+    g.open(10);
+    let r = until(&session, |r| r.state == "HandedOver").await;
+    // The summary's prompt was rendered from the dialogue so far; the hand-over from the ticket the action
+    // opened and the summary (`actor_input`).
+    let (_, prompt) = g
+        .prompts()
+        .into_iter()
+        .find(|(t, _)| t == "summarise")
+        .unwrap();
+    assert!(prompt.contains("\nuser: hello?\n"), "{prompt}");
+    assert!(
+        prompt.contains("\nassistant: I want to be sure I understand, Ada."),
+        "{prompt}"
+    );
+    assert_eq!(
+        r.output.as_deref(),
+        Some(
+            "A colleague will take over (ticket SUP-1004). This is what they will read:\nThe customer wrote: hello? / I was charged twice, I want to talk to a person"
+        )
+    );
+    let case = session.context();
+    assert_eq!(case.ticket.as_deref(), Some("SUP-1004"));
+    assert_eq!(
+        case.question,
+        "hello? I was charged twice, I want to talk to a person"
+    );
+}
+
+#[tokio::test]
+async fn refused_requests_leave_the_session_as_it_was() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    let before = session.snapshot();
+    // A validator refuses an empty message.
+    let err = session.send("user_input", "  ").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "event `user_input` was rejected in state `Welcome`: the message is empty"
+    );
+    // An event the state does not accept.
+    let err = session.send("close", "bye").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "event `close` is not accepted in state `Welcome`; it accepts: `user_input`, `upload`, `escalate`"
+    );
+    // A name that is no event at all.
+    let err = session.send("teleport", "").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "`teleport` is not an event of `SupportAssistant`; `Welcome` accepts `user_input`, `upload`, `escalate`"
+    );
+    assert_eq!(session.snapshot(), before);
+    assert!(g.prompts().is_empty(), "no task was started");
+}
+
+#[tokio::test]
+async fn a_template_that_fails_to_render_is_a_clear_error_and_changes_nothing() {
+    let g = Gated::new();
+    let mut templates = Templates::new(<State as GenieSpec>::templates().iter().copied()).unwrap();
+    // A template that names a variable the context does not have.
+    templates
+        .set("templates/classify.jinja2", "Classify {{ qestion }}")
+        .unwrap();
+    let flow = Flow::<State>::with_templates(g.clone(), templates).unwrap();
+    let (session, _) = flow.start(Case::new("Ada")).unwrap();
+    let before = session.snapshot();
+    let err = session
+        .send("user_input", "where is my parcel?")
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "template `templates/classify.jinja2` failed: undefined value: `qestion` is undefined (line 1)"
+    );
+    assert_eq!(session.snapshot(), before);
+    assert!(g.prompts().is_empty());
+}
+
+#[tokio::test]
+async fn a_render_error_after_an_invoker_is_a_failure_kept_in_the_session() {
+    let g = Gated::new();
+    let mut templates = Templates::new(<State as GenieSpec>::templates().iter().copied()).unwrap();
+    templates
+        .set(
+            "templates/ask_clarification.jinja2",
+            "{{ customer.name.first }}",
+        )
+        .unwrap();
+    let flow = Flow::<State>::with_templates(g.clone(), templates).unwrap();
+    let (session, _) = flow.start(Case::new("Ada")).unwrap();
+    session.send("user_input", "hello?").unwrap();
+    g.open(1);
+    let r = until(&session, |r| r.error.is_some()).await;
+    // The state is the invoker's, which did its work: the event it sent could not be rendered.
+    assert_eq!(r.state, "ClassifyQuestion");
+    assert!(r.next_actions.is_empty());
+    let error = r.error.unwrap();
+    assert!(error.starts_with("the work of `ClassifyQuestion` failed: template `templates/ask_clarification.jinja2` failed"), "{error}");
+    assert_eq!(session.snapshot().failures().len(), 1);
+}
+
+#[tokio::test]
+async fn an_invoker_failure_is_recorded_shown_and_retried() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    g.model.fail_once("classify");
+    session.send("user_input", "where is my parcel?").unwrap();
+    g.open(1);
+    let r = until(&session, |r| r.error.is_some()).await;
+    assert_eq!(r.state, "ClassifyQuestion");
+    assert_eq!(
+        r.error.as_deref(),
+        Some("task `classify` of `ClassifyQuestion` failed: the model did not answer in time")
+    );
+    // Nothing to do but retry: every event is refused with the failure, and the failure stays.
+    assert!(r.next_actions.is_empty());
+    let before = session.snapshot();
+    let err = session.send("user_input", "hello").unwrap_err();
+    assert!(matches!(err, GenieError::Failed(_)), "{err}");
+    assert_eq!(session.snapshot(), before);
+    assert_eq!(session.poll(), r);
+    let r = session.retry().unwrap();
+    assert_eq!(
+        (r.next_actions.clone(), progress(&r)),
+        (vec![POLL.to_owned()], Some((0, 1)))
+    );
+    g.open(10);
+    let r = until(&session, |r| r.state == "PresentAnswer").await;
+    assert_eq!(r.error, None);
+    // The failure is history now, never lost.
+    let failures = session.snapshot().failures().to_vec();
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].task.as_deref(), Some("classify"));
+    assert_eq!(session.retry().unwrap_err(), GenieError::NothingToRetry);
+}
+
+#[tokio::test]
+async fn a_session_resumes_from_its_json_with_the_task_in_flight() {
+    let g = Gated::new();
+    let (flow, session, _) = start(&g);
+    session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    g.open(2);
+    // Classification done; retrieval has done one of its two searches, the other is waiting at the gate.
+    let r = until(&session, |r| progress(r) == Some((1, 3))).await;
+    assert_eq!(r.state, "RetrieveDocuments");
+    let json = serde_json::to_string(&session.snapshot()).unwrap();
+    session.close();
+    drop(session);
+    let started_before = g.prompts().len();
+
+    // Another process: the same flow (templates, invoker), the session read back.
+    let model: Model<State, Case> = serde_json::from_str(&json).unwrap();
+    assert_eq!(model.state(), State::RetrieveDocuments);
+    assert_eq!(
+        model.progress().map(|p| (p.done(), p.total())),
+        Some((1, 3))
+    );
+    let resumed = flow.resume(model).unwrap();
+    assert_eq!(progress(&resumed.poll()), Some((1, 3)));
+    assert_eq!(resumed.poll().next_actions, [POLL]);
+    g.open(10);
+    let r = until(&resumed, |r| r.state == "PresentAnswer").await;
+    assert!(
+        r.output
+            .unwrap()
+            .starts_with("Here is what our help centre says:")
+    );
+    // The search that had finished did not run again: only the one in flight, then `rank`, then drafting.
+    let rerun: Vec<String> = g.prompts()[started_before..]
+        .iter()
+        .map(|(t, _)| t.clone())
+        .collect();
+    assert_eq!(
+        rerun.iter().filter(|t| t.starts_with("search_")).count(),
+        1,
+        "{rerun:?}"
+    );
+    assert!(rerun.contains(&"rank".to_owned()));
+    assert_eq!(
+        texts(&resumed)[1],
+        (Actor::User, "my invoice shows the wrong address".to_owned())
+    );
+}
+
+#[tokio::test]
+async fn the_response_is_what_a_web_front_end_reads() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    let r = session
+        .send("upload", "screenshot: Error E42 payment declined")
+        .unwrap();
+    // `(Welcome, upload)` persists nothing: the raw upload stays out of the dialogue.
+    assert_eq!(texts(&session).len(), 1);
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "state": "ExtractAttachment",
+            "output": WELCOME,
+            "next_actions": ["poll"],
+            "progress": {"done": 0, "total": 1},
+            "error": null,
+        })
+    );
+}
+
+#[test]
+fn a_flow_needs_a_tokio_runtime() {
+    let err = Flow::<State>::new(Gated::new()).unwrap_err();
+    assert_eq!(err, GenieError::NoRuntime);
+}
+
+#[tokio::test]
+async fn a_snapshot_that_does_not_fit_the_machine_is_refused() {
+    let g = Gated::new();
+    let (flow, session, _) = start(&g);
+    session.send("user_input", "where is my parcel?").unwrap();
+    let mut json: serde_json::Value = serde_json::to_value(session.snapshot()).unwrap();
+    session.close();
+    // Work in flight in a user state.
+    json["state"] = serde_json::json!("Welcome");
+    let model: Model<State, Case> = serde_json::from_value(json.clone()).unwrap();
+    let err = flow.resume(model).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the session cannot be resumed: it has work in flight in `Welcome`, which is a user state"
+    );
+    // Progress that does not match the outputs recorded.
+    json["state"] = serde_json::json!("ClassifyQuestion");
+    json["task"]["progress"]["done"] = serde_json::json!(1);
+    let model: Model<State, Case> = serde_json::from_value(json.clone()).unwrap();
+    assert!(matches!(flow.resume(model), Err(GenieError::Snapshot(_))));
+    // A state the machine does not have is refused by serde, by name.
+    json["state"] = serde_json::json!("Nowhere");
+    let err = serde_json::from_value::<Model<State, Case>>(json).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("`Nowhere` is not a state of `SupportAssistant`"),
+        "{err}"
+    );
+}
