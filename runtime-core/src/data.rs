@@ -9,17 +9,9 @@ use std::collections::BTreeSet;
 use std::error::Error;
 use std::fmt::{self, Display, Formatter};
 
-/// The keys every Open Autonomy app has without declaring them. Specs never list them as pre- or
-/// post-conditions; the compiler rejects a spec that does.
-pub const DEFAULT_KEYS: &[&str] = &[
-    "round_count",
-    "period_count",
-    "all_participants",
-    "nb_participants",
-    "max_participants",
-    "consensus_threshold",
-    "safe_contract_address",
-];
+// The keys every Open Autonomy app has without declaring them (the compiler rejects a spec that lists one as a
+// pre- or post-condition).
+pub use fsmc_vocab::abci::DEFAULT_KEYS;
 
 /// The synchronized data of every period still kept, oldest first, ending with the current one.
 ///

@@ -40,14 +40,14 @@ impl Drop for Scratch {
 const SPEC: &str = "machine Door { event OPEN, CLOSE; start default state Closed; state Opened; \
                     (Closed, OPEN) -> Opened; (Opened, CLOSE) -> Closed; }\n";
 
-struct Outcome {
+struct OutcomeKind {
     code: i32,
     stdout: String,
     stderr: String,
 }
 
 /// Runs `fsmc` in `dir` with `args`, killing it after ten seconds (then the test fails: it hung).
-fn fsmc_in(dir: &Path, args: &[&str], stdout: Stdio) -> Outcome {
+fn fsmc_in(dir: &Path, args: &[&str], stdout: Stdio) -> OutcomeKind {
     let mut child = Command::new(env!("CARGO_BIN_EXE_fsmc"))
         .args(args)
         .current_dir(dir)
@@ -60,7 +60,7 @@ fn fsmc_in(dir: &Path, args: &[&str], stdout: Stdio) -> Outcome {
     loop {
         if let Some(status) = child.try_wait().expect("wait") {
             let out = child.wait_with_output().expect("output");
-            return Outcome {
+            return OutcomeKind {
                 code: status.code().unwrap_or(-1),
                 stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
                 stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -75,7 +75,7 @@ fn fsmc_in(dir: &Path, args: &[&str], stdout: Stdio) -> Outcome {
     }
 }
 
-fn fsmc(dir: &Path, args: &[&str]) -> Outcome {
+fn fsmc(dir: &Path, args: &[&str]) -> OutcomeKind {
     fsmc_in(dir, args, Stdio::piped())
 }
 

@@ -662,3 +662,35 @@ fn large_machines_report_as_small_ones_do() {
         assert_eq!(small, codes_of(LARGE, unknown));
     }
 }
+
+#[test]
+fn outcomes_are_those_upstreams_round_classes_decide() {
+    // Upstream's `CollectDifferentUntilThresholdRound` decides only `done`, and
+    // `CollectNonEmptyUntilThresholdRound` `done` and `none`: a mapping of another outcome can never fire.
+    for (kind, outcome) in [
+        ("collect_different_until_threshold", "no_majority"),
+        ("collect_different_until_threshold", "none"),
+        ("collect_non_empty_until_threshold", "no_majority"),
+    ] {
+        let src = format!(
+            "machine PAbciApp: abci {{ event DONE, NONE, SPLIT; \
+             start default state ARound: {kind} {{ {outcome} = SPLIT; }} final state BRound; \
+             (ARound, DONE) -> BRound; (ARound, NONE) -> BRound; (ARound, SPLIT) -> BRound; }}"
+        );
+        let diags = check("test.fsm", &src);
+        assert_eq!(
+            diags.iter().map(|d| d.code).collect::<Vec<_>>(),
+            [Code::BadOutcome],
+            "{kind} {outcome}: {diags:#?}"
+        );
+        assert_eq!(
+            diags[0].message,
+            format!("a `{kind}` round has no `{outcome}` outcome")
+        );
+    }
+    // What the classes do decide is accepted.
+    let src = "machine PAbciApp: abci { event DONE, EMPTY; \
+               start default state ARound: collect_non_empty_until_threshold { none = EMPTY; } final state BRound; \
+               (ARound, DONE) -> BRound; (ARound, EMPTY) -> BRound; }";
+    assert_eq!(codes(src), []);
+}

@@ -32,7 +32,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
         app.name.clone(),
         machines
             .first()
-            .map_or(crate::spec::Profile::Abci, |m| m.1.profile),
+            .map_or(fsmc_vocab::Profile::Abci, |m| m.1.profile),
         Origin::Composed,
         app.span,
     );

@@ -10,5 +10,4 @@ pub mod compose;
 pub mod hash;
 pub mod hooks;
 pub mod ident;
-mod kinds;
 pub mod spec;

@@ -3,16 +3,14 @@
 //! `resolve` builds it from either front end (`.fsm` or Open Autonomy YAML); `check` validates it; generators
 //! accept only a [`Checked`] model, which only `check` can construct.
 
-pub use crate::kinds::{GenieType, Outcome, Persistence, Profile, RoundKind};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::{OutcomeKind, RoundKind};
+use fsmc_vocab::genie::{Persistence, StateType};
 
 use fsmc_base::diag::LintLevels;
 use fsmc_base::source::{Name, Span};
 use std::time::Duration;
 pub use thin_vec::ThinVec;
-
-/// In a staged machine, the agent list that names nobody: `rewarded none;` (and `acting none;`). It cannot
-/// name an agent (E0112), so a list is never ambiguous.
-pub const NOBODY: &str = "none";
 
 macro_rules! id_type {
     ($($name:ident),*) => {$(
@@ -99,9 +97,9 @@ pub struct State {
     /// The kind as written after `:`, if any.
     pub kind_span: Option<Span>,
     pub round: Option<RoundKind>,
-    pub genie: Option<GenieType>,
+    pub genie: Option<StateType>,
     /// Explicit outcome → event mappings (`done = SUCCESS;`); missing ones default by name.
-    pub outcomes: ThinVec<(Outcome, EventId, Span)>,
+    pub outcomes: ThinVec<(OutcomeKind, EventId, Span)>,
     /// A reset round starts a new period of the synchronized data.
     pub reset: bool,
     /// `registration;`: the round takes payloads from every agent, and its `done` makes the agents it
@@ -269,14 +267,14 @@ impl Machine {
     }
 
     /// The event a round emits for an outcome: the explicit mapping, else the event named by convention.
-    pub fn outcome_event(&self, state: StateId, outcome: Outcome) -> Option<EventId> {
+    pub fn outcome_event(&self, state: StateId, outcome: OutcomeKind) -> Option<EventId> {
         self.outcome_event_in(state, outcome, &self.conventional_outcome_events())
     }
 
-    /// The events named by convention for each outcome (in [`Outcome::ALL`] order), looked up once so that
+    /// The events named by convention for each outcome (in [`OutcomeKind::ALL`] order), looked up once so that
     /// checking every round stays linear.
     pub fn conventional_outcome_events(&self) -> Vec<Option<EventId>> {
-        Outcome::ALL
+        OutcomeKind::ALL
             .iter()
             .map(|o| self.find_event(o.default_event()))
             .collect()
@@ -286,7 +284,7 @@ impl Machine {
     pub fn outcome_event_in(
         &self,
         state: StateId,
-        outcome: Outcome,
+        outcome: OutcomeKind,
         conventional: &[Option<EventId>],
     ) -> Option<EventId> {
         let s = self.state(state);
@@ -295,7 +293,7 @@ impl Machine {
             .find(|(o, _, _)| *o == outcome)
             .map(|(_, e, _)| *e)
             .or_else(|| {
-                Outcome::ALL
+                OutcomeKind::ALL
                     .iter()
                     .position(|o| *o == outcome)
                     .and_then(|i| conventional.get(i).copied().flatten())

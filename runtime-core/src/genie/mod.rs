@@ -32,26 +32,8 @@ pub use templates::Templates;
 /// The one event offered while an invoker's task runs.
 pub const POLL: &str = "poll";
 
-/// Whether a state waits for the user or runs an invoker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
-pub enum StateType {
-    /// The state waits for the user's next event.
-    User,
-    /// The state runs asynchronous work; the machine moves on when it finishes.
-    Invoker,
-}
-
-impl StateType {
-    /// `user` or `invoker`, as in Genie's `transition_type`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::User => "user",
-            Self::Invoker => "invoker",
-        }
-    }
-}
+// A state's type and what a transition records are words of the language: the compiler reads the same ones.
+pub use fsmc_vocab::genie::{Persistence, StateType};
 
 /// Who produced an utterance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -70,30 +52,6 @@ impl Actor {
         match self {
             Self::User => "user",
             Self::Assistant => "assistant",
-        }
-    }
-}
-
-/// What a transition stores in the dialogue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "UPPERCASE"))]
-pub enum Persistence {
-    /// Nothing: the text is an intermediate, technical result.
-    None,
-    /// The actor's input verbatim.
-    Raw,
-    /// The text rendered into the target state's template: what the user is shown.
-    Rendered,
-}
-
-impl Persistence {
-    /// `NONE`, `RAW` or `RENDERED`, as Genie spells them.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::None => "NONE",
-            Self::Raw => "RAW",
-            Self::Rendered => "RENDERED",
         }
     }
 }
@@ -118,11 +76,7 @@ impl TransitionType {
     /// user→user `Rendered`, user→invoker `Raw`, invoker→user `Rendered`, invoker→invoker `None`
     /// (an invoker's output fed to the next invoker is technical and stays out of the chat).
     pub const fn default_persistence(self) -> Persistence {
-        match (self.from, self.to) {
-            (StateType::User, StateType::Invoker) => Persistence::Raw,
-            (StateType::Invoker, StateType::Invoker) => Persistence::None,
-            (_, StateType::User) => Persistence::Rendered,
-        }
+        Persistence::default_for(self.from, self.to)
     }
 
     /// The actor of the transition, decided by the source: a user state's event comes from the

@@ -40,7 +40,7 @@ use borsh::BorshSerialize;
 use std::fmt::{self, Display, Formatter};
 
 pub use keeper::{Degenerate, OnlyKeeperSends};
-pub use kind::{Outcome, OutcomeKind, RoundKind};
+pub use kind::{Need, Outcome, OutcomeKind, RoundKind};
 pub use until_all::{CollectDifferentUntilAll, CollectSameUntilAll};
 pub use until_threshold::{
     CollectDifferentUntilThreshold, CollectNonEmptyUntilThreshold, CollectSameUntilThreshold,

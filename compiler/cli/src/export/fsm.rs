@@ -7,7 +7,10 @@
 //! (keeping their relative order, which matters for guarded alternatives). A kind is written only when it is
 //! not the default one (`degenerate` for finals, `custom` otherwise), so an imported spec reads as written.
 
-use fsmc_model::spec::{Machine, NOBODY, Profile, RoundKind, State, Transition};
+use fsmc_model::spec::{Machine, State, Transition};
+use fsmc_vocab::NOBODY;
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::RoundKind;
 use std::fmt::Write;
 use std::time::Duration;
 

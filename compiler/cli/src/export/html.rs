@@ -10,7 +10,8 @@
 //! no text can close the script element or open another.
 
 use super::{Direction, Target, visible, visible_keeping, xml_escape};
-use fsmc_model::spec::{KeyId, Machine, RoundKind};
+use fsmc_model::spec::{KeyId, Machine};
+use fsmc_vocab::abci::RoundKind;
 use serde::Serialize;
 
 const CSS: &str = include_str!("page.css");

@@ -10,7 +10,10 @@ use super::Analysis;
 use super::index::{self, MachineSyntax};
 use fsmc_base::source::FileId;
 use fsmc_driver::resolve::Syntax;
-use fsmc_model::spec::{GenieType, Outcome, Persistence, Profile, RoundKind};
+use fsmc_vocab::abci::{OutcomeKind, RoundKind};
+use fsmc_vocab::genie::{Persistence, StateType};
+use fsmc_vocab::{ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS};
+
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
 use fsmc_syntax::parser::lex::{Kind, Lexer, Token};
 use lsp_types as lt;
@@ -231,9 +234,9 @@ impl Cx<'_> {
 
     fn top_level(&self, w: &[&str], items: &mut Items) {
         match w {
-            [] => items.keywords(&["machine", "app", "import"]),
+            [] => items.keywords(ITEM_KEYWORDS),
             [.., "machine", _, ":"] => {
-                for p in Profile::ALL.iter().filter(|p| **p != Profile::Plain) {
+                for p in Profile::written() {
                     items.add(p.name(), K::ENUM, "profile".to_string());
                 }
             }
@@ -259,26 +262,12 @@ impl Cx<'_> {
 
     fn machine(&self, m: &str, w: &[&str], items: &mut Items) {
         let profile = self.profile(m);
-        let modifiers = ["start", "default", "final"];
+        let modifiers = STATE_MODIFIERS;
         match w {
             [] => {
-                items.keywords(&[
-                    "event",
-                    "key",
-                    "cross_period",
-                    "state",
-                    "start",
-                    "default",
-                    "final",
-                ]);
-                let props: &[&str] = match profile {
-                    Profile::Abci => &["label"],
-                    Profile::Dialogue => &["roles"],
-                    Profile::Staged => &["agents"],
-                    Profile::Plain | Profile::Genie => &[],
-                };
-                for p in props {
-                    items.add(p, K::PROPERTY, "machine property".to_string());
+                items.keywords(MEMBER_KEYWORDS);
+                for p in profile.machine_properties() {
+                    items.add(p.name, K::PROPERTY, "machine property".to_string());
                 }
                 // Staged machines move directly: `Stage -> Next;` starts with a state.
                 if profile == Profile::Staged {
@@ -295,11 +284,11 @@ impl Cx<'_> {
                 Some(&"do") => self.used(m, false, items),
                 Some(&",") if rest.contains(&"do") => self.used(m, false, items),
                 Some(&"persist") => {
-                    for p in [Persistence::None, Persistence::Raw, Persistence::Rendered] {
+                    for p in Persistence::ALL {
                         items.add(p.name(), K::ENUM_MEMBER, "persistence".to_string());
                     }
                 }
-                _ => items.keywords(&["if", "unless", "do", "persist"]),
+                _ => items.keywords(TRANSITION_KEYWORDS),
             },
             ["cross_period"] => items.keywords(&["key"]),
             ["event", .., "by"] => self.listed(m, "roles", "role", items),
@@ -317,7 +306,7 @@ impl Cx<'_> {
                     }
                 }
                 Profile::Genie => {
-                    for g in [GenieType::User, GenieType::Invoker] {
+                    for g in StateType::ALL {
                         items.add(g.name(), K::ENUM, "state type".to_string());
                     }
                 }
@@ -341,16 +330,16 @@ impl Cx<'_> {
         let profile = self.profile(m);
         match w {
             [] => {
-                for p in fsmc_driver::resolve::state_properties(profile) {
-                    items.add(p, K::PROPERTY, property_detail(p));
+                for p in profile.state_properties() {
+                    items.add(p.name, K::PROPERTY, p.detail.to_string());
                 }
             }
             ["reads" | "writes" | "requires" | "ensures"]
             | ["reads" | "writes" | "requires" | "ensures", .., ","] => self.keys(m, items),
-            [outcome, "="] if Outcome::parse(outcome).is_some() => self.events(m, items),
+            [outcome, "="] if OutcomeKind::parse(outcome).is_some() => self.events(m, items),
             ["acting" | "rewarded"] | ["acting" | "rewarded", .., ","] => {
                 self.listed(m, "agents", "agent", items);
-                items.add(fsmc_model::spec::NOBODY, K::KEYWORD, "no agent".to_string());
+                items.add(fsmc_vocab::NOBODY, K::KEYWORD, "no agent".to_string());
             }
             _ => {}
         }
@@ -428,25 +417,6 @@ fn state_finality<'m>(m: &MachineSyntax<'m>) -> Vec<(&'m str, bool)> {
             .iter()
             .map(|s| (s.as_str(), o.final_states.iter().any(|f| f.text == s.text)))
             .collect(),
-    }
-}
-
-fn property_detail(p: &str) -> String {
-    match p {
-        "reads" => "keys the state reads".to_string(),
-        "writes" => "keys the state writes".to_string(),
-        "requires" => "keys required on entry (start states)".to_string(),
-        "ensures" => "keys guaranteed on exit (final states)".to_string(),
-        "payload" => "the Rust type agents submit".to_string(),
-        "reset" => "a new period starts after `DONE`".to_string(),
-        "registration" => "registers the agents".to_string(),
-        "elects_keeper" => "agrees on the keeper".to_string(),
-        "template" => "the Jinja2 template".to_string(),
-        "acting" => "agents acting in the stage".to_string(),
-        "rewarded" => "agents rewarded in the stage".to_string(),
-        "handler" => "user code chooses the next stage".to_string(),
-        _ if Outcome::parse(p).is_some() => "maps this outcome to an event".to_string(),
-        _ => "property".to_string(),
     }
 }
 

@@ -10,8 +10,8 @@
 use fsmc_base::source::{FileId, Name, SourceMap, Span};
 use fsmc_driver::resolve::{Syntax, Unit};
 use fsmc_driver::yaml::OaSpec;
-use fsmc_model::spec::Outcome;
 use fsmc_syntax::ast::{self, PropValue};
+use fsmc_vocab::abci::OutcomeKind;
 use std::collections::BTreeMap;
 
 /// A machine: the unit (file) that defines it and its place among that file's machines.
@@ -296,7 +296,7 @@ impl Builder<'_> {
                     self.push(k.span, Sym::Key(r, k.text.to_string()), false);
                 }
             }
-            (name, PropValue::Assign(e)) if Outcome::parse(name).is_some() => {
+            (name, PropValue::Assign(e)) if OutcomeKind::parse(name).is_some() => {
                 self.push(e.span, Sym::Event(r, e.text.to_string()), false);
             }
             _ => {}

@@ -5,7 +5,9 @@ use super::text::Encoding;
 use super::{Analysis, text};
 use fsmc_base::source::FileId;
 use fsmc_driver::resolve::Syntax;
-use fsmc_model::spec::{Outcome, Profile, RoundKind};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::{Need, OutcomeKind, RoundKind};
+
 use fsmc_syntax::ast::{self, PropValue};
 use lsp_types as lt;
 use std::collections::BTreeMap;
@@ -139,7 +141,7 @@ pub fn rename(
         || matches!(m, MachineSyntax::Fsm(f) if f.profile.as_ref().is_some_and(|p| p.text == "abci"));
     if what == "event" && abci {
         for name in [old, new_name] {
-            if let Some(o) = Outcome::ALL.iter().find(|o| o.default_event() == name) {
+            if let Some(o) = OutcomeKind::ALL.iter().find(|o| o.default_event() == name) {
                 return Err(format!(
                     "rounds emit `{name}` for their `{}` outcome by convention; renaming it would change what they emit \
                      (map the outcome instead: `{} = EVENT;` in each round)",
@@ -330,11 +332,15 @@ fn fsm_state(m: &ast::Machine, name: &str) -> Option<String> {
             let outcomes: Vec<String> = k
                 .outcomes()
                 .iter()
-                .map(|(o, required)| {
+                .map(|(o, need)| {
                     format!(
                         "`{}`{}",
                         o.name(),
-                        if *required { "" } else { " (optional)" }
+                        if *need == Need::Required {
+                            ""
+                        } else {
+                            " (optional)"
+                        }
                     )
                 })
                 .collect();

@@ -240,29 +240,6 @@ fn type_index(c: Class) -> u32 {
     TYPES.iter().position(|(k, _)| *k == c).unwrap_or(0) as u32
 }
 
-/// The words that are keywords where the grammar expects them. A word is coloured as a keyword only when the
-/// tree does not say it is something else (`state stateful;` is a property named `stateful`).
-const KEYWORDS: &[&str] = &[
-    "import",
-    "as",
-    "machine",
-    "app",
-    "event",
-    "key",
-    "state",
-    "timeout",
-    "by",
-    "chain",
-    "if",
-    "unless",
-    "do",
-    "persist",
-    "cross_period",
-    "start",
-    "default",
-    "final",
-];
-
 pub fn semantic_tokens(a: &Analysis, file: FileId, enc: Encoding) -> lt::SemanticTokens {
     let text = a.text(file);
     let Some(lines) = a.lines.get(file.0 as usize) else {
@@ -325,7 +302,9 @@ pub fn semantic_tokens(a: &Analysis, file: FileId, enc: Encoding) -> lt::Semanti
                 // The innermost range holding the word: its own, or a type's (`Vec<(String, u32)>`).
                 Kind::Ident => match classes.range(..=t.start as u32).next_back() {
                     Some((_, &(end, class, m))) if end as usize >= t.end => Some((class, m)),
-                    _ if KEYWORDS.contains(&t.text(text)) => Some((Class::Keyword, 0)),
+                    // A word is coloured as a keyword only when the tree does not say it is something else (`state
+                    // stateful;` is a property named `stateful`).
+                    _ if fsmc_vocab::KEYWORDS.contains(&t.text(text)) => Some((Class::Keyword, 0)),
                     _ => None,
                 },
             };

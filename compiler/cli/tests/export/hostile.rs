@@ -9,9 +9,10 @@ use crate::{TB, run, scratch};
 use fsmc::export::{self, Direction, Target};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::spec::{
-    Event, EventId, Guard, Key, KeyId, Machine, MachineId, Origin, Profile, Spec, State, StateId,
-    Timeout, Transition,
+    Event, EventId, Guard, Key, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Timeout,
+    Transition,
 };
+use fsmc_vocab::Profile;
 
 /// The nastiest texts we can think of; each name below is one of them with a distinguishing suffix.
 const NASTY: [&str; 10] = [

@@ -4,7 +4,8 @@
 use crate::TB;
 use fsmc::export::{self, Direction, Target};
 use fsmc_base::source::{Name, Span};
-use fsmc_model::spec::{Event, Machine, Origin, Profile, State, StateId, ThinVec, Transition};
+use fsmc_model::spec::{Event, Machine, Origin, State, StateId, ThinVec, Transition};
+use fsmc_vocab::Profile;
 
 /// A tiny deterministic generator, so the shapes are reproducible.
 struct Lcg(u64);

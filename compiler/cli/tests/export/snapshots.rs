@@ -201,7 +201,7 @@ fn state_semantics(m: &fsmc_model::spec::Machine) -> Vec<String> {
                 s.default_start,
                 s.is_final,
                 // A final state without a kind is degenerate: the writer may leave the kind out.
-                (m.profile == fsmc_model::spec::Profile::Abci).then(|| s.kind()),
+                (m.profile == fsmc_vocab::Profile::Abci).then(|| s.kind()),
                 s.genie,
                 s.reset,
                 s.registration.is_some(),

@@ -7,35 +7,31 @@ use fsmc_base::source::{Name, Span};
 use fsmc_model::hash::NameMap;
 use fsmc_model::spec::*;
 use fsmc_syntax::ast::{self, PropValue};
+use fsmc_vocab::NOBODY;
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::OutcomeKind;
+use fsmc_vocab::abci::RoundKind;
+use fsmc_vocab::genie::Persistence;
+use fsmc_vocab::genie::StateType;
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-/// Properties every state accepts, whatever the profile.
-const COMMON: &[&str] = &["reads", "writes", "requires", "ensures"];
-
-/// The properties a state of `profile` accepts (besides free string attributes).
-pub fn state_properties(profile: Profile) -> Vec<&'static str> {
-    let mut known = COMMON.to_vec();
-    match profile {
-        Profile::Abci => {
-            known.extend(Outcome::ALL.iter().map(|o| o.name()));
-            known.extend(["reset", "payload", "registration", "elects_keeper"]);
-        }
-        Profile::Genie => known.push("template"),
-        Profile::Staged => known.extend(["acting", "rewarded", "handler"]),
-        Profile::Plain | Profile::Dialogue => {}
-    }
-    known
-}
 
 pub(super) fn lower(m: &ast::Machine, diags: &mut Vec<Diagnostic>) -> Machine {
     let profile = match &m.profile {
         None => Profile::Plain,
         Some(p) => Profile::parse(&p.text).unwrap_or_else(|| {
-            let mut d = Diagnostic::new(Code::UnknownKind, format!("unknown profile `{p}`")).at(p.span, "not a profile");
+            let mut d = Diagnostic::new(Code::UnknownKind, format!("unknown profile `{p}`"))
+                .at(p.span, "not a profile");
             d = match did_you_mean(&p.text, Profile::ALL.iter().map(|p| p.name())) {
                 Some(h) => d.help(h),
-                None => d.help("profiles: `abci`, `genie`, `dialogue`, `staged` (or none, for a plain machine)"),
+                None => {
+                    let written: Vec<String> =
+                        Profile::written().map(|p| format!("`{p}`")).collect();
+                    d.help(format!(
+                        "profiles: {} (or none, for a plain machine)",
+                        written.join(", ")
+                    ))
+                }
             };
             diags.push(d);
             Profile::Plain
@@ -75,7 +71,11 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
             }
             _ => diags.push(unknown_property(
                 p,
-                &["label", "roles", "agents"],
+                &fsmc_vocab::properties()
+                    .iter()
+                    .filter(|p| p.place == fsmc_vocab::Where::Machine)
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>(),
                 "a machine",
             )),
         }
@@ -234,7 +234,7 @@ fn states<'a>(
 ) -> NameMap<'a, StateId> {
     let mut index: NameMap<StateId> = NameMap::with_capacity(m.states.len());
     out.states.reserve_exact(m.states.len());
-    let known = state_properties(out.profile);
+    let known: Vec<&str> = out.profile.state_properties().map(|p| p.name).collect();
     for s in &m.states {
         if let Some(first) = index.get(s.name.as_str()) {
             diags.push(duplicate_name(
@@ -293,14 +293,11 @@ fn kind_of(profile: Profile, kind: &Name, st: &mut State, diags: &mut Vec<Diagno
     let (names, found): (Vec<&str>, bool) = match profile {
         Profile::Abci => {
             st.round = RoundKind::parse(&kind.text);
-            (
-                RoundKind::ALL.iter().map(|k| k.name()).collect(),
-                st.round.is_some(),
-            )
+            (RoundKind::NAMES.to_vec(), st.round.is_some())
         }
         Profile::Genie => {
-            st.genie = GenieType::parse(&kind.text);
-            (vec!["user", "invoker"], st.genie.is_some())
+            st.genie = StateType::parse(&kind.text);
+            (StateType::NAMES.to_vec(), st.genie.is_some())
         }
         _ => {
             diags.push(
@@ -356,7 +353,7 @@ fn state_property(
         ));
         return;
     }
-    if let Some(outcome) = Outcome::parse(name) {
+    if let Some(outcome) = OutcomeKind::parse(name) {
         match &p.value {
             PropValue::Assign(ev) => match out.find_event(&ev.text) {
                 // The span covers `fail = EVENT`: a diagnostic may be about the outcome or about the event.

@@ -14,9 +14,6 @@ use fsmc_model::spec::{App, Item, MachineId, MappingEdge, Spec};
 use fsmc_syntax::ast;
 use std::collections::BTreeMap;
 
-// For the language server's completion of property names.
-pub use machine::state_properties;
-
 /// A parsed file, as the loader hands it over.
 #[derive(Clone, Debug)]
 pub struct Unit {

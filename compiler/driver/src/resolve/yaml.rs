@@ -7,6 +7,8 @@ use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::Name;
 use fsmc_model::hash::{FastMap, NameMap};
 use fsmc_model::spec::*;
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::RoundKind;
 
 pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
     let name = Name::new(oa.name(), oa.label.span);

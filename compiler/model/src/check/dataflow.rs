@@ -9,18 +9,10 @@
 use super::graph::Graph;
 use crate::spec::{KeyId, Machine, Origin, StateId};
 use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::OutcomeKind;
+use fsmc_vocab::abci::RoundKind;
 use std::collections::VecDeque;
-
-/// The keys Open Autonomy always provides; listing one as a condition is a mistake upstream rejects.
-pub const DEFAULT_KEYS: &[&str] = &[
-    "round_count",
-    "period_count",
-    "all_participants",
-    "nb_participants",
-    "max_participants",
-    "consensus_threshold",
-    "safe_contract_address",
-];
 
 #[derive(Clone, PartialEq, Eq)]
 struct Bits(Vec<u64>);
@@ -185,14 +177,13 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
 /// a reset round's `done` starts a period without one. Checked only in machines that elect keepers at all:
 /// a machine whose keeper is elected in another machine of its app is checked once composed.
 fn keeper(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
-    use crate::spec::{Outcome, RoundKind};
     if !m.states.iter().any(|s| s.elects_keeper.is_some()) {
         return;
     }
     let outgoing = &g.outgoing;
     let done: Vec<Option<crate::spec::EventId>> = m
         .state_ids()
-        .map(|s| m.outcome_event(s, Outcome::Done))
+        .map(|s| m.outcome_event(s, OutcomeKind::Done))
         .collect();
     // elected[s]: a keeper is elected on every path into s; `None` until a path reaches s.
     let mut elected: Vec<Option<bool>> = vec![None; m.states.len()];
@@ -262,13 +253,12 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
 /// outcome: only the transition on it carries the round's writes. `None` for states whose writes hold on every
 /// exit (custom rounds, other profiles).
 fn done_only(m: &Machine, s: StateId) -> Option<crate::spec::EventId> {
-    use crate::spec::{Outcome, Profile, RoundKind};
     let st = m.state(s);
     if m.profile != Profile::Abci || matches!(st.kind(), RoundKind::Custom | RoundKind::Degenerate)
     {
         return None;
     }
-    m.outcome_event(s, Outcome::Done)
+    m.outcome_event(s, OutcomeKind::Done)
 }
 
 fn exit_of(m: &Machine, s: StateId, mut entry: Bits, cross: &Bits) -> Bits {
@@ -358,7 +348,7 @@ fn conditions(m: &Machine, out: &mut Vec<Diagnostic>) {
     }
     for (k, span) in pre.iter().chain(&post) {
         let name = &m.key(*k).name;
-        if DEFAULT_KEYS.contains(&name.as_str()) {
+        if fsmc_vocab::abci::DEFAULT_KEYS.contains(&name.as_str()) {
             out.push(
                 Diagnostic::new(
                     Code::DefaultKeyAsCondition,

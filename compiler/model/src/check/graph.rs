@@ -1,8 +1,9 @@
 //! Graph checks with petgraph's traversals: reachability from the start states, dead ends, paths to a final state,
 //! unused and never-handled events. Every pass is linear in states plus transitions.
 
-use crate::spec::{Machine, Profile, StateId};
+use crate::spec::{Machine, StateId};
 use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::{Bfs, GraphBase, IntoNeighbors, VisitMap, Visitable};
 

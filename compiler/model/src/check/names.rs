@@ -3,9 +3,11 @@
 
 use crate::hash::{FastMap, map_with_capacity};
 use crate::ident;
-use crate::spec::{Machine, NOBODY, Origin, Profile};
+use crate::spec::{Machine, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::Name;
+use fsmc_vocab::NOBODY;
+use fsmc_vocab::Profile;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 

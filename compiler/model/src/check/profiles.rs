@@ -2,8 +2,10 @@
 //! (the AEA generator's rules plus reachability of every performative), and staged environments.
 
 use super::graph::Graph;
-use crate::spec::{Machine, Persistence, Profile};
+use crate::spec::Machine;
 use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
+use fsmc_vocab::genie::Persistence;
 use std::collections::BTreeSet;
 
 pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {

@@ -1,8 +1,10 @@
 //! Round rules of Open Autonomy apps: each round kind's outcomes have transitions, at most one timeout and at
 //! least one non-timeout transition per non-final round, and final rounds (only those) are degenerate.
 
-use crate::spec::{Machine, Origin, Profile, RoundKind, State};
+use crate::spec::{Machine, Origin, State};
 use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::{Need, RoundKind};
 
 pub(super) fn check(m: &Machine, outgoing: &super::graph::Outgoing, out: &mut Vec<Diagnostic>) {
     if m.profile != Profile::Abci {
@@ -42,7 +44,7 @@ pub(super) fn check(m: &Machine, outgoing: &super::graph::Outgoing, out: &mut Ve
                 .help("mark it `final`, or give it a round kind that decides an outcome"),
             );
         }
-        // Outcome mappings must be outcomes of this kind, onto non-timeout events.
+        // OutcomeKind mappings must be outcomes of this kind, onto non-timeout events.
         for (outcome, e, span) in &st.outcomes {
             if kind != RoundKind::Custom && !kind.outcomes().iter().any(|(o, _)| o == outcome) {
                 let can: Vec<String> = kind
@@ -92,8 +94,8 @@ pub(super) fn check(m: &Machine, outgoing: &super::graph::Outgoing, out: &mut Ve
         let out_edges = outgoing.of(s);
         // A transition dropped by resolution (reported there) may be the very one these rules look for.
         let partial = m.incomplete || m.transitions.is_empty();
-        for (outcome, required) in kind.outcomes() {
-            if !required || partial {
+        for (outcome, need) in kind.outcomes() {
+            if *need == Need::Optional || partial {
                 continue;
             }
             match m.outcome_event_in(s, *outcome, &conventional) {
@@ -428,8 +430,10 @@ pub(super) fn required_but_unused(m: &Machine) -> Vec<bool> {
         if st.is_final {
             continue;
         }
-        for (outcome, required) in kind.outcomes() {
-            if let (true, Some(e)) = (*required, m.outcome_event_in(s, *outcome, &conventional)) {
+        for (outcome, need) in kind.outcomes() {
+            if let (Need::Required, Some(e)) =
+                (*need, m.outcome_event_in(s, *outcome, &conventional))
+            {
                 out[e.index()] = true;
             }
         }

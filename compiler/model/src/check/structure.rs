@@ -1,8 +1,9 @@
 //! Structure checks: start and final states, transitions out of finals, duplicate and conflicting transitions,
 //! empty machines.
 
-use crate::spec::{Machine, Origin, Profile};
+use crate::spec::{Machine, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
 
 pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
     if m.states.is_empty() {

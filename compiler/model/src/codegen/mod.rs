@@ -15,7 +15,8 @@ mod table;
 pub use table::DENSE_TABLE_LIMIT;
 
 use crate::ident;
-use crate::spec::{Checked, Item, Machine, Profile, Spec};
+use crate::spec::{Checked, Item, Machine, Spec};
+use fsmc_vocab::Profile;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 

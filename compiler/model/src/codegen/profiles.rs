@@ -3,7 +3,11 @@
 //! the machine each state came from.
 
 use super::{docs, snake, variant};
-use crate::spec::{Machine, MachineId, Outcome, Persistence, Profile, RoundKind, Spec, State};
+use crate::spec::{Machine, MachineId, Spec, State};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::OutcomeKind;
+use fsmc_vocab::abci::RoundKind;
+use fsmc_vocab::genie::Persistence;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -218,14 +222,14 @@ fn runtime_kind(k: RoundKind) -> Option<TokenStream> {
     Some(quote! { ::fsmc_runtime::rounds::RoundKind::#id })
 }
 
-fn outcome_kind(o: Outcome) -> TokenStream {
+fn outcome_kind(o: OutcomeKind) -> TokenStream {
     let id = Ident::new(
         match o {
-            Outcome::Done => "Done",
-            Outcome::None => "None",
-            Outcome::NoMajority => "NoMajority",
-            Outcome::Negative => "Negative",
-            Outcome::Fail => "Fail",
+            OutcomeKind::Done => "Done",
+            OutcomeKind::None => "None",
+            OutcomeKind::NoMajority => "NoMajority",
+            OutcomeKind::Negative => "Negative",
+            OutcomeKind::Fail => "Fail",
         },
         Span::call_site(),
     );
@@ -500,7 +504,7 @@ fn replicated(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
         if s.is_final {
             continue;
         }
-        let none_handled = m.outcome_event(sid, Outcome::None).is_some_and(|e| {
+        let none_handled = m.outcome_event(sid, OutcomeKind::None).is_some_and(|e| {
             outgoing[sid.index()]
                 .iter()
                 .any(|&t| m.transitions[t].event == Some(e))
@@ -821,7 +825,7 @@ fn behaviour(m: &Machine) -> TokenStream {
 fn genie(m: &Machine, spec: &Spec) -> TokenStream {
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let types = m.states.iter().map(|s| match s.genie {
-        Some(crate::spec::GenieType::Invoker) => {
+        Some(fsmc_vocab::genie::StateType::Invoker) => {
             quote! { ::fsmc_runtime::genie::StateType::Invoker }
         }
         _ => quote! { ::fsmc_runtime::genie::StateType::User },

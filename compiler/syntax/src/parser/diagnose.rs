@@ -12,7 +12,11 @@ use super::lex::{self, Kind, Token};
 use super::{FsmParser, Rule};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
+use fsmc_vocab::abci::RoundKind;
+use fsmc_vocab::genie::Persistence;
+use fsmc_vocab::{DURATION_UNITS, KEYWORDS, Profile};
 use pest::Parser as _;
+use std::borrow::Cow;
 
 /// What a piece of the file is parsed as. It decides the grammar rule, and how an expected name is described.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,33 +25,19 @@ pub(super) enum Ctx {
     Import,
     MachineOpen,
     /// The members of a machine with this profile.
-    Members(Profile),
+    Members(Option<Profile>),
     /// The head of a state with a body, up to its `{`.
-    StateOpen(Profile),
+    StateOpen(Option<Profile>),
     /// The properties in a state's body.
-    Properties(Profile),
+    Properties(Option<Profile>),
     AppOpen,
     AppMembers,
 }
 
-/// What a machine's profile says about its state kinds, for naming what may follow `state Name:`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Profile {
-    Plain,
-    Abci,
-    Genie,
-    Other,
-}
-
-impl Profile {
-    pub fn of(name: Option<&str>) -> Profile {
-        match name {
-            None => Profile::Plain,
-            Some("abci") => Profile::Abci,
-            Some("genie") => Profile::Genie,
-            Some(_) => Profile::Other,
-        }
-    }
+/// The profile a machine's head names (`machine M: abci {`), for naming what may follow `state Name:`: `None` when
+/// it names no profile the language has.
+pub(super) fn profile_of(name: Option<&str>) -> Option<Profile> {
+    name.map_or(Some(Profile::Plain), Profile::parse)
 }
 
 impl Ctx {
@@ -99,31 +89,6 @@ pub(super) enum Fix {
 /// long is not a typo a suggestion helps with. Keeps diagnosing linear in the size of the file.
 const MAX_REPAIRED: usize = 4096;
 
-/// The language's keywords, for "did you mean" on a misspelt one.
-const KEYWORDS: &[&str] = &[
-    "machine",
-    "app",
-    "import",
-    "as",
-    "event",
-    "key",
-    "cross_period",
-    "state",
-    "start",
-    "default",
-    "final",
-    "timeout",
-    "by",
-    "chain",
-    "if",
-    "unless",
-    "do",
-    "persist",
-];
-
-/// The units a duration may have.
-const UNITS: &str = "`ms`, `s`, `m` or `h`";
-
 /// Whether `rule` parses all of `text`, and what the first thing parsed is; the position of the error otherwise.
 pub(super) fn try_parse(rule: Rule, text: &str) -> Result<Option<Rule>, usize> {
     match FsmParser::parse(rule, text) {
@@ -139,6 +104,16 @@ pub(super) fn try_parse(rule: Rule, text: &str) -> Result<Option<Rule>, usize> {
 }
 
 /// A near miss of a keyword, if `word` is one (`finall` → `final`).
+/// `a`, `b` or `c`: a list of alternatives as a message writes it.
+fn either<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
+    let words: Vec<String> = words.into_iter().map(|w| format!("`{w}`")).collect();
+    match words.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 pub(super) fn keyword_like(word: &str, among: &[&'static str]) -> Option<&'static str> {
     if word.len() > 32 || word.len() < 2 {
         return None;
@@ -608,7 +583,8 @@ impl Cx<'_> {
             .unwrap_or(lit.len());
         let (number, unit) = lit.split_at(digits);
         let help = format!(
-            "a duration is a number followed by a unit, {UNITS}: for example `500ms`, `30s`, `1.5m` or `2h`"
+            "a duration is a number followed by a unit, {}: for example `500ms`, `30s`, `1.5m` or `2h`",
+            either(DURATION_UNITS.iter().map(|(unit, _)| *unit))
         );
         let message = format!("invalid duration `{lit}`");
         // `30 s`: the unit is there, one space too far.
@@ -958,9 +934,9 @@ impl Cx<'_> {
     }
 
     /// How the name pest expects is described: by the token before it and the kind of statement.
-    fn name_role(&self) -> &'static str {
+    fn name_role(&self) -> Cow<'static, str> {
         let Some(prev) = self.prev() else {
-            return "a name";
+            return "a name".into();
         };
         let p = prev.text(self.text);
         // Depth in `(` of the tokens before: a transition's `(State, EVENT)`, an event's fields.
@@ -976,16 +952,19 @@ impl Cx<'_> {
             .any(|t| t.is(self.text, ":"));
         let kind = match self.f.ctx {
             Ctx::Members(p) | Ctx::StateOpen(p) | Ctx::Properties(p) => p,
-            _ => Profile::Plain,
+            _ => Some(Profile::Plain),
         };
-        match (self.form, p) {
+        let role = match (self.form, p) {
             (Form::Transition, "(") => "a state name",
             (Form::Transition, ",") if depth >= 1 => "an event name",
             (Form::Transition, ",") => "an action name",
             (Form::Transition, "->") => "the target state's name",
             (Form::Transition, "if" | "unless") => "a guard name",
             (Form::Transition, "do") => "an action name",
-            (Form::Transition, "persist") => "a persistence mode: `raw`, `rendered` or `none`",
+            (Form::Transition, "persist") => {
+                let modes = either(Persistence::ALL.iter().map(|p| p.name()));
+                return format!("a persistence mode: {modes}").into();
+            }
             (Form::Event, "by") => "a role name",
             (Form::Event | Form::Key, _) if after_colon => "a type",
             (Form::Event, "(") => "a field name",
@@ -994,8 +973,13 @@ impl Cx<'_> {
             (Form::Key, "key") => "a key name",
             (Form::State, "state") => "a state name",
             (Form::State, ":") => match kind {
-                Profile::Abci => "a round kind such as `collect_same_until_all`",
-                Profile::Genie => "a state kind: `user` or `invoker`",
+                Some(Profile::Abci) => {
+                    return format!("a round kind such as `{}`", RoundKind::NAMES[0]).into();
+                }
+                Some(p @ Profile::Genie) => {
+                    return format!("a state kind: {}", either(p.state_kinds().iter().copied()))
+                        .into();
+                }
                 _ => "a state kind",
             },
             (Form::Direct, "->" | ",") => "a state name",
@@ -1003,14 +987,21 @@ impl Cx<'_> {
             (Form::Mapping, "::") => "a state name",
             (Form::Chain, "chain" | ",") => "a machine name",
             (Form::MachineHead, "machine") => "a machine name",
-            (Form::MachineHead, ":") => "a profile: `abci`, `genie`, `dialogue` or `staged`",
+            (Form::MachineHead, ":") => {
+                return format!(
+                    "a profile: {}",
+                    either(Profile::written().map(Profile::name))
+                )
+                .into();
+            }
             (Form::AppHead, "app") => "an app name",
             (Form::Import, "as") => "a name for the imported machine",
             (Form::Attr, "[") => "a lint level: `allow`, `warn` or `deny`",
-            (Form::Property, "=") if kind == Profile::Abci => "an event name",
+            (Form::Property, "=") if kind == Some(Profile::Abci) => "an event name",
             (_, "<" | "::" | "[") => "a type",
             _ => "a name",
-        }
+        };
+        role.into()
     }
 
     /// How the statement is written, for the help line.

@@ -9,12 +9,13 @@
 //! makes it parse.
 
 use super::build::{Builder, Edit, Origin, empty_app, empty_machine, empty_state};
-use super::diagnose::{self, Ctx, Failure, Fix, Profile, describe_found};
+use super::diagnose::{self, Ctx, Failure, Fix, describe_found, profile_of};
 use super::lex::{self, Kind, Lexer, Token};
 use super::{FsmParser, Rule};
 use crate::ast::{App, File, Machine, State};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
+use fsmc_vocab::Profile;
 use pest::Parser as _;
 use pest::iterators::Pair;
 
@@ -427,7 +428,7 @@ impl<'t> Recover<'t> {
         let profile = if kw == "machine" {
             self.profile(kw_tok.end, head.1)
         } else {
-            Profile::Plain
+            Some(Profile::Plain)
         };
 
         let mut machine = MachineSink {
@@ -553,13 +554,13 @@ impl<'t> Recover<'t> {
     }
 
     /// The profile named in a machine's head (`machine M: abci {`), if any.
-    fn profile(&self, from: usize, to: usize) -> Profile {
+    fn profile(&self, from: usize, to: usize) -> Option<Profile> {
         let toks = lex::tokens(self.text, from, to);
         let name = toks
             .windows(2)
             .find(|w| w[0].is(self.text, ":") && w[1].kind == Kind::Ident)
             .map(|w| w[1].text(self.text));
-        Profile::of(name)
+        profile_of(name)
     }
 
     /// A body missing its `}`: reported at its `{`, with where it had to end.
@@ -979,7 +980,7 @@ impl<'t> Recover<'t> {
     /// reported) separately, and the state is kept when its head parsed.
     fn state_with_body(
         &mut self,
-        profile: Profile,
+        profile: Option<Profile>,
         (a, b): Range,
         open: Token,
         sink: &mut dyn Sink,

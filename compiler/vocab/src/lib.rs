@@ -1,0 +1,211 @@
+//! The vocabulary of fsmc's language, written once: the systems a machine can model ([`Profile`]), the keywords,
+//! the properties each system's states and machines accept ([`Property`]), and each system's closed word lists
+//! ([`abci`]: round kinds and the outcomes each decides, the keys every app has; [`genie`]: state types and
+//! dialogue persistence).
+//!
+//! The compiler (parser, resolve, checks, code generator), the language server, the runtime and the editor
+//! grammar's generator all read these lists; none keeps a copy. A test of the workspace (`tests/tests/tidy.rs`)
+//! holds the editor grammar to them.
+
+pub mod abci;
+pub mod genie;
+mod property;
+
+pub use property::{Property, Value, Where};
+
+/// Which system a machine models (`machine M: abci { … }`); decides which properties and checks apply.
+/// A machine without one is [`Profile::Plain`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Profile {
+    /// A plain state machine.
+    Plain,
+    /// An Open Autonomy app: states are rounds that decide from the agents' payloads, replicated.
+    Abci,
+    /// A Genie Flow conversation: user and invoker states with templates.
+    Genie,
+    /// A FIPA dialogue protocol: events are performatives sent by two roles.
+    Dialogue,
+    /// A Phantom-style staged environment: handlers choose the next stage.
+    Staged,
+}
+
+impl Profile {
+    /// Every profile, [`Profile::Plain`] first.
+    pub const ALL: &'static [Profile] = &[
+        Profile::Plain,
+        Profile::Abci,
+        Profile::Genie,
+        Profile::Dialogue,
+        Profile::Staged,
+    ];
+
+    /// How a spec names it after `machine M:` (`plain` is never written: it is the absence of a profile).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Profile::Plain => "plain",
+            Profile::Abci => "abci",
+            Profile::Genie => "genie",
+            Profile::Dialogue => "dialogue",
+            Profile::Staged => "staged",
+        }
+    }
+
+    /// The profile a spec names, if it is one.
+    pub fn parse(s: &str) -> Option<Profile> {
+        Profile::ALL.iter().copied().find(|p| p.name() == s)
+    }
+
+    /// The profiles a spec may write after `machine M:`.
+    pub fn written() -> impl Iterator<Item = Profile> {
+        Profile::ALL
+            .iter()
+            .copied()
+            .filter(|p| *p != Profile::Plain)
+    }
+
+    /// The kinds a state of this profile may be given after `state S:`: round kinds, Genie's state types, or
+    /// none.
+    pub fn state_kinds(self) -> &'static [&'static str] {
+        match self {
+            Profile::Abci => abci::RoundKind::NAMES,
+            Profile::Genie => genie::StateType::NAMES,
+            Profile::Plain | Profile::Dialogue | Profile::Staged => &[],
+        }
+    }
+
+    /// The properties a state of this profile accepts (besides free string attributes), in the order
+    /// messages list them.
+    pub fn state_properties(self) -> impl Iterator<Item = &'static Property> {
+        property::PROPERTIES
+            .iter()
+            .filter(move |p| p.place == Where::State && p.profiles.contains(&self))
+    }
+
+    /// The properties a machine of this profile is meant to have.
+    pub fn machine_properties(self) -> impl Iterator<Item = &'static Property> {
+        property::PROPERTIES
+            .iter()
+            .filter(move |p| p.place == Where::Machine && p.profiles.contains(&self))
+    }
+}
+
+impl std::fmt::Display for Profile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Every property, on states and on machines, in the order messages list them.
+pub fn properties() -> &'static [Property] {
+    property::PROPERTIES
+}
+
+/// The language's keywords, each reserved only where the grammar expects it (names are plain identifiers), in
+/// the order did-you-mean suggestions consider them.
+pub const KEYWORDS: &[&str] = &[
+    "machine",
+    "app",
+    "import",
+    "as",
+    "event",
+    "key",
+    "cross_period",
+    "state",
+    "start",
+    "default",
+    "final",
+    "timeout",
+    "by",
+    "chain",
+    "if",
+    "unless",
+    "do",
+    "persist",
+];
+
+/// The keywords that begin a top-level item.
+pub const ITEM_KEYWORDS: &[&str] = &["machine", "app", "import"];
+
+/// The modifiers written before `state`.
+pub const STATE_MODIFIERS: &[&str] = &["start", "default", "final"];
+
+/// The modifiers written before `key`.
+pub const KEY_MODIFIERS: &[&str] = &["cross_period"];
+
+/// The keywords that begin a member of a machine's body (besides a transition's `(`).
+pub const MEMBER_KEYWORDS: &[&str] = &[
+    "event",
+    "key",
+    "cross_period",
+    "state",
+    "start",
+    "default",
+    "final",
+];
+
+/// The keywords that may follow a transition's target: guards, actions and a persistence override.
+pub const TRANSITION_KEYWORDS: &[&str] = &["if", "unless", "do", "persist"];
+
+/// The units a duration may have (`30s`, `500ms`, `1.5m`, `2h`), with the seconds each is worth.
+pub const DURATION_UNITS: &[(&str, f64)] = &[("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)];
+
+/// In a staged machine, the agent list that names nobody: `rewarded none;` (and `acting none;`). It cannot name
+/// an agent, so a list is never ambiguous.
+pub const NOBODY: &str = "none";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_lists_are_parts_of_the_whole() {
+        for list in [
+            ITEM_KEYWORDS,
+            STATE_MODIFIERS,
+            KEY_MODIFIERS,
+            MEMBER_KEYWORDS,
+            TRANSITION_KEYWORDS,
+        ] {
+            for k in list {
+                assert!(KEYWORDS.contains(k), "{k}");
+            }
+        }
+        for (i, k) in KEYWORDS.iter().enumerate() {
+            assert!(!KEYWORDS[i + 1..].contains(k), "{k} twice");
+        }
+    }
+
+    #[test]
+    fn profiles_round_trip() {
+        for p in Profile::ALL {
+            assert_eq!(Profile::parse(p.name()), Some(*p));
+        }
+        assert_eq!(Profile::written().count(), Profile::ALL.len() - 1);
+        assert_eq!(Profile::parse("Abci"), None);
+    }
+
+    #[test]
+    fn every_outcome_is_an_abci_state_property() {
+        for o in abci::OutcomeKind::ALL {
+            let p = Profile::Abci
+                .state_properties()
+                .find(|p| p.name == o.name())
+                .expect("an outcome mapping property");
+            assert_eq!(p.value, Value::Event);
+        }
+    }
+
+    #[test]
+    fn property_names_are_unique_per_place() {
+        let all = properties();
+        for (i, p) in all.iter().enumerate() {
+            assert!(
+                !all[i + 1..]
+                    .iter()
+                    .any(|q| q.name == p.name && q.place == p.place),
+                "{}",
+                p.name
+            );
+        }
+    }
+}
