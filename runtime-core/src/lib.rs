@@ -26,16 +26,22 @@
     )
 )]
 
-#[cfg(feature = "app")]
-pub mod app;
-pub mod data;
+// One module per system, each following its upstream project: Open Autonomy (`abci`: rounds, periods of
+// synchronized data, replicated apps), Genie Flow (`genie`), FIPA dialogues and the TAC controller
+// (`dialogue`), Phantom's staged environments (`staged`). What every machine shares (the `Machine` trait,
+// `Transition`, the drivers, names) is at the root.
+mod abci;
 pub mod dialogue;
 pub mod genie;
 pub mod names;
-#[cfg(feature = "app")]
-pub mod rounds;
 pub mod staged;
 pub mod transition;
+
+// Open Autonomy's three modules keep the paths generated code names (`fsmc_runtime::app`, `::data`,
+// `::rounds`): one public path each, under the root.
+pub use abci::data;
+#[cfg(feature = "app")]
+pub use abci::{app, rounds};
 
 // The items every generated machine uses are re-exported at the root so generated code can name
 // them as `::fsmc_runtime::Machine` without depending on the module layout.

@@ -203,7 +203,7 @@ impl<S: PartialEq, E, M: ?Sized, P: ?Sized> Transition<'_, S, E, M, P> {
     }
 }
 
-/// The groups of hooks a transition runs, in the order they run (seed 001's "transition steps").
+/// The groups of hooks a transition runs, in the order they run (Genie Flow's "transition steps").
 ///
 /// Inside a group the generated code runs the transition-wide hook first, then the one named after the event
 /// or state, then (in the `On` group) the spec's `do` actions in the order written.
@@ -547,7 +547,7 @@ mod tests {
     }
 
     #[test]
-    fn hook_order_is_the_seed_order() {
+    fn hook_order_is_genie_flows_order() {
         let names: Vec<_> = HookGroup::ORDER.iter().map(|g| g.name()).collect();
         assert_eq!(
             names,

@@ -29,15 +29,15 @@
 //! is the same for every spec lives here instead, so generated code stays small and readable and
 //! the semantics are written (and tested) once.
 //!
-//! | module | what it holds | seed system |
+//! | module | what it holds | upstream |
 //! |---|---|---|
-//! | [`transition`] | the [`Machine`] trait generated `State` enums implement, the [`Transition`] every hook sees and the [`HookGroup`] order, [`InvalidTransition`], [`ValidationError`], [`InvalidTarget`], the [`run`] and [`run_with`] drivers | all |
-//! | `app` (feature `app`) | replicated apps: one replica fed ordered blocks, the [`app::ConsensusLayer`] seam, the node loop | FSM apps (000) |
-//! | `rounds` (feature `app`) | Open Autonomy round kinds deciding an event from agents' payloads, `rounds::threshold` | FSM apps (000) |
-//! | [`data`] | synchronized data split into periods, pre-/post-condition key checks | FSM apps (000) |
-//! | [`genie`] | transition types, dialogue persistence, the turn hooks see; with the `genie` feature, sessions that render Jinja2 templates and run invoker DAGs on Tokio | Genie Flow (001) |
-//! | [`dialogue`] | FIPA messages (header and contents), one party's checked copy of a dialogue and an agent's dialogues by reference, an agent's ledger and forward-looking state, the TAC controller | TAC / FIPA (002, 003) |
-//! | [`staged`] | the environment that runs episodes ([`staged::Env`]: `reset`, `step`), stage descriptions, definition-time validation | Phantom (004) |
+//! | [`transition`] | the [`Machine`] trait generated `State` enums implement, the [`Transition`] every hook sees and the [`HookGroup`] order, [`InvalidTransition`], [`ValidationError`], [`InvalidTarget`], the [`run`] and [`run_with`] drivers | every machine |
+//! | `app` (feature `app`) | replicated apps: one replica fed ordered blocks, the `app::ConsensusLayer` seam, the node loop | Open Autonomy |
+//! | `rounds` (feature `app`) | the round kinds deciding an event from agents' payloads, `rounds::threshold` | Open Autonomy |
+//! | [`data`] | synchronized data split into periods, pre-/post-condition key checks | Open Autonomy |
+//! | [`genie`] | transition types, dialogue persistence, the turn hooks see; with the `genie` feature, sessions that render Jinja2 templates and run invoker DAGs on Tokio | Genie Flow |
+//! | [`dialogue`] | FIPA messages (header and contents), one party's checked copy of a dialogue and an agent's dialogues by reference, an agent's ledger and forward-looking state, the TAC controller | FIPA / TAC |
+//! | [`staged`] | the environment that runs episodes ([`staged::Env`]: `reset`, `step`) | Phantom |
 //!
 //! Features: `macros` (default) brings `include_fsm!` and `fsm!`; without it the crate builds none of the compiler,
 //! for code written by `fsmc gen`. `app` brings what `abci` machines and replicated apps link against (the two

@@ -79,7 +79,7 @@ impl Display for Notice {
     }
 }
 
-/// The controller of a TAC game (seeds 002 and 003).
+/// The controller of a TAC game.
 ///
 /// A transaction settles only when both of its parties have sent a request for it, each built by that party
 /// from its own ledger, and the two match ([`TransactionRequest::matches`]); the controller then checks

@@ -1,5 +1,6 @@
-//! Transactions and an agent's ledger (seed 003): holdings, the transaction requests agents send the
-//! controller, and the stores of pending proposals, pending initial acceptances and locked transactions.
+//! Transactions and an agent's ledger, after TAC's transaction manager: holdings, the transaction requests
+//! agents send the controller, and the stores of pending proposals, pending initial acceptances and locked
+//! transactions.
 
 use super::message::{Address, DialogueReference, MessageId};
 use std::collections::BTreeMap;
@@ -357,7 +358,7 @@ impl<G: Ord + Clone> AgentLedger<G> {
         self.proposals.is_empty() && self.initial_acceptances.is_empty() && self.locked.is_empty()
     }
 
-    /// The forward-looking state (seed 003): `holdings` with every locked transaction applied, as if the
+    /// The forward-looking state (TAC's): `holdings` with every locked transaction applied, as if the
     /// controller had settled them all; `None` if the locks together overcommit the holdings.
     pub fn forward_state(&self, holdings: &Holdings<G>) -> Option<Holdings<G>> {
         self.locked

@@ -1,4 +1,5 @@
-//! Negotiation over FIPA (seeds 002, 003): messages, dialogues, an agent's ledger and the TAC controller.
+//! Negotiation over FIPA, as the TAC (Trading Agent Competition) skills of the AEA framework run it: messages,
+//! dialogues, an agent's ledger and the TAC controller.
 //!
 //! The protocol itself (performatives, their contents and sending roles, the reply relation) is generated
 //! per spec: a `dialogue` machine's `State` implements [`Protocol`]. What is the same for every negotiation

@@ -1,4 +1,4 @@
-//! Genie Flow support (seed 001): transition types, dialogue persistence, the dialogue and the turn every hook
+//! Genie Flow support: transition types, dialogue persistence, the chat history and the turn every hook
 //! of a Genie machine sees, and — with the `genie` feature — sessions that render Jinja2 templates and run
 //! invoker work as a DAG of asynchronous tasks.
 //!

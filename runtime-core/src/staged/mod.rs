@@ -1,5 +1,5 @@
-//! Phantom-style staged environments (seed 004): the environment that runs an episode, stage descriptions,
-//! and their definition-time checks.
+//! Phantom-style staged environments (Phantom's `FiniteStateMachineEnv`): the environment that runs an episode,
+//! stage descriptions, and their definition-time checks.
 //!
 //! A stage lists its acting agents, its rewarded agents, the stages it may move to, and whether a
 //! handler runs in it. A `staged` machine generates the facts of its stages ([`StagedSpec`]), the

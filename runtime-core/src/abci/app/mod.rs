@@ -1,5 +1,5 @@
-//! Replicated FSM apps (seed 000): every agent instance holds its own replica of the app, and a consensus
-//! engine feeds every replica the same ordered blocks.
+//! Replicated FSM apps, as Open Autonomy runs them: every agent instance holds its own replica of the app, and
+//! a consensus engine feeds every replica the same ordered blocks.
 //!
 //! An `abci` machine or composed app generates an [`AppSpec`] (its `Spec` type) and the user writes its
 //! `Behaviour`; everything else happens here, once for every app:

@@ -1,4 +1,4 @@
-//! Open Autonomy rounds: the round kinds that turn agents' payloads into one outcome (seed 000).
+//! Open Autonomy rounds: the round kinds that turn agents' payloads into one outcome.
 //!
 //! In an FSM app every agent instance submits a payload per round; once the round has seen enough
 //! payloads it emits an outcome (done, none, no majority, …) and the generated code maps that

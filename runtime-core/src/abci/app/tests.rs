@@ -2,7 +2,7 @@
 //! estimate, elect a keeper, let it send, reset.
 
 use super::*;
-use crate::rounds::{
+use crate::abci::rounds::{
     CollectDifferentUntilThreshold, CollectSameUntilAll, CollectSameUntilThreshold,
     OnlyKeeperSends, Outcome, OutcomeKind, Participants, Round as _, RoundError,
 };

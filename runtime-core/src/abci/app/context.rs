@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use super::block::AgentId;
 use super::replica::App;
 use super::spec::AppSpec;
-use crate::data::Periods;
-use crate::rounds::threshold;
+use crate::abci::data::Periods;
+use crate::abci::rounds::threshold;
 
 /// The replicated state a behaviour runs against, from the point of view of one agent.
 ///

@@ -7,8 +7,8 @@ use std::fmt::{self, Display, Formatter};
 use super::block::{AgentId, AppHash, Block, CountWriter, EncodeError, HashWriter, Submission, Tx};
 use super::context::Context;
 use super::spec::{AppRound, AppSpec, KeeperPool, Rejection, Role};
-use crate::data::Periods;
-use crate::rounds::{OutcomeKind, Participants};
+use crate::abci::data::Periods;
+use crate::abci::rounds::{OutcomeKind, Participants};
 
 /// What every replica of an app agrees on before the first block.
 #[derive(Clone, Debug, PartialEq, Eq)]

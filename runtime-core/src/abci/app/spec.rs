@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::block::{AgentId, EncodeError};
 use super::context::Context;
-use crate::rounds::{OutcomeKind, Participants, RoundError};
+use crate::abci::rounds::{OutcomeKind, Participants, RoundError};
 
 /// What the generated code of an `abci` machine or composed app tells the driver ([`super::App`]).
 ///
