@@ -48,6 +48,20 @@
 //! conditions hold is taken. A validator's error refuses the event ([`Reason::Rejected`]); when no candidate's
 //! conditions hold, the event is refused with [`Reason::NoGuardHeld`].
 
+// What generated code provides, and what it calls here (the contract with the code generator):
+//
+// * Every generated `State` implements `Machine`; `next` and `fire` build their refusals with
+//   `InvalidTransition::for_state` (no transition on the event) and `InvalidTransition::new` (with a `Reason`:
+//   `NeedsGuards`, `NoGuardHeld`, or `Rejected` carrying a validator's `ValidationError`).
+// * `fire` fills in one `Transition` per hook; the module's `type Transition<'a>` names it with the machine's
+//   `State`, `Event`, `Message` and profile.
+// * A staged machine's `goto` checks a handler's choice with `InvalidTarget::check`.
+// * `FromStr` and `TryFrom<&str>` of `State` and `Event` fail with `crate::UnknownName`, and
+//   `__serde_by_name!` gives both serde's traits when the runtime's `serde` feature is on (see `names`).
+//
+// The constructors only generated code calls are hidden from the documentation; the types they build are the
+// user's to match on and display.
+
 use std::error::Error;
 use std::fmt::{self, Display, Formatter};
 
@@ -82,11 +96,13 @@ pub struct InvalidTransition<S: 'static, E: 'static> {
 
 impl<M: Machine> InvalidTransition<M, M::Event> {
     /// The error for `event` sent to `state`, which has no transition on it.
+    #[doc(hidden)]
     pub fn for_state(state: M, event: M::Event) -> Self {
         Self::new(state, event, Reason::NotAccepted)
     }
 
     /// The error for `event` sent to `state`, refused for `reason`.
+    #[doc(hidden)]
     pub fn new(state: M, event: M::Event, reason: Reason) -> Self {
         Self {
             state,
@@ -283,6 +299,7 @@ pub struct InvalidTarget<S: 'static> {
 
 impl<S: PartialEq + Copy> InvalidTarget<S> {
     /// Accepts `to` if it is in `allowed`, returning it; otherwise the error naming all three.
+    #[doc(hidden)]
     pub fn check(from: S, to: S, allowed: &'static [S]) -> Result<S, Self> {
         if allowed.contains(&to) {
             Ok(to)

@@ -59,6 +59,14 @@
 // helpers (`__serde_by_name!`, `__serde`).
 pub use fsmc_runtime_core::*;
 
+// Serde for generated code, hidden in the core. The glob above would re-export it as the serde crate's own
+// documentation, `#[doc(hidden)]` on the `use` notwithstanding; a hidden module of this crate shadows it.
+#[cfg(feature = "serde")]
+#[doc(hidden)]
+pub mod __serde {
+    pub use fsmc_runtime_core::__serde::*;
+}
+
 // The user-facing macros: one dependency gives a crate the macros and what their expansion links against.
 #[cfg(feature = "macros")]
 pub use fsmc_macros::{fsm, include_fsm};

@@ -5,6 +5,11 @@
 //! The generated code owns the typed data struct `D` and writes the carry function (it knows which
 //! keys are cross-period); this module only keeps the history in order and bounded.
 
+// What generated code provides, and what it calls here (the contract with the code generator): an `abci`
+// machine's typed `Data`, whose `carry` keeps the cross-period keys (the driver passes it to
+// `Periods::start_new_period`) and whose `check` answers pre- and post-conditions through `check_keys`, which
+// is hidden from the documentation; `MissingKeys`, what `check` returns, is the user's to read.
+
 use std::collections::BTreeSet;
 use std::error::Error;
 use std::fmt::{self, Display, Formatter};
@@ -121,6 +126,7 @@ impl Error for MissingKeys {}
 ///
 /// All missing keys are reported at once, in sorted order, so the message is the same on every
 /// instance whatever order the spec listed them in.
+#[doc(hidden)]
 pub fn check_keys(required: &[&str], present: impl Fn(&str) -> bool) -> Result<(), MissingKeys> {
     let keys: BTreeSet<String> = required
         .iter()
@@ -155,7 +161,8 @@ pub struct ConditionError {
 }
 
 impl ConditionError {
-    /// Runs [`check_keys`] and names `condition` and `state` in the error.
+    /// Checks that every key in `required` is present according to `present`, as a generated `Data::check`
+    /// does, and names `condition` and `state` in the error. All missing keys are reported at once, sorted.
     pub fn check(
         condition: Condition,
         state: &'static str,

@@ -2,8 +2,8 @@
 //! dialogues, an agent's ledger and the TAC controller.
 //!
 //! The protocol itself (performatives, their contents and sending roles, the reply relation) is generated
-//! per spec: a `dialogue` machine's `State` implements [`Protocol`]. What is the same for every negotiation
-//! lives here:
+//! per spec, as a `dialogue` machine's `State`, `Event`, `Message` and `Role`. What is the same for every
+//! negotiation lives here:
 //!
 //! * [`Envelope`] and [`Header`]: a FIPA message with its performative and typed contents (the generated
 //!   `Message`), sender, receiver, [`DialogueReference`], message id and target.
@@ -19,6 +19,12 @@
 //!   [`TransactionRequest`]s, and tells both parties when it refuses one.
 //!
 //! `docs/negotiation.md` walks through a whole negotiation on generated code.
+
+// What generated code provides, and what it calls here (the contract with the code generator): a `dialogue`
+// machine's `State` implements `Protocol` (its `Role` enum, the start state, each message's performative and
+// the role sending it, and the transition fired with a `Delivery` as every hook's `t.profile`), and the module
+// names `Dialogue`, `Dialogues`, `Envelope` and `DialogueError` for its own types in aliases. `Protocol` is
+// hidden from the documentation: the dialogues run on it, users do not.
 
 mod controller;
 mod ledger;

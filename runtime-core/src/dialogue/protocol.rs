@@ -1,4 +1,4 @@
-//! One party's copy of a dialogue: the [`Protocol`] a generated dialogue machine implements, and the
+//! One party's copy of a dialogue: the `Protocol` a generated dialogue machine implements, and the
 //! [`Dialogue`] that checks each message against it before the generated transition fires.
 
 use super::message::{
@@ -11,6 +11,7 @@ use std::fmt::{self, Debug, Display, Formatter};
 /// What a generated dialogue machine's `State` adds to [`Machine`]: its roles, the performative of a message,
 /// and the transition run with a [`Delivery`]. Generated code implements it; [`Dialogue`] and
 /// [`Dialogues`](super::Dialogues) run on it.
+#[doc(hidden)]
 pub trait Protocol:
     Machine<Event: Eq + Debug + Display, Message: Sized> + Eq + Debug + Display
 {

@@ -10,6 +10,7 @@ use crate::transition::InvalidTransition;
 
 /// The facts of a generated Genie machine's `State` that every session of it shares. Generated code
 /// implements it; there is no need to implement it by hand.
+#[doc(hidden)]
 pub trait GenieSpec: Copy + Eq + Debug + Display + Send + Sync + 'static {
     /// The machine's name.
     const MACHINE: &'static str;
@@ -30,6 +31,7 @@ pub trait GenieSpec: Copy + Eq + Debug + Display + Send + Sync + 'static {
 
 /// A generated Genie machine's `State`, as a session drives it with a context of type `C` (the user's
 /// object, implementing the machine's `Hooks`). Generated code implements it for every `C: Hooks`.
+#[doc(hidden)]
 pub trait GenieMachine<C: ?Sized>: GenieSpec {
     /// Fires the event named `event` with `turn` (the actor's input and the dialogue): builds its message,
     /// runs the validators and conditions and, if they pass, every other hook on `context`.
@@ -38,6 +40,7 @@ pub trait GenieMachine<C: ?Sized>: GenieSpec {
 
 /// A transition a Genie machine made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Step<S> {
     /// The source state.
     pub from: S,
@@ -134,6 +137,7 @@ pub enum GenieError {
 
 impl GenieError {
     /// The error for `event`, a name that is no event of `state`'s machine.
+    #[doc(hidden)]
     pub fn unknown_event<S: GenieSpec>(state: S, event: &str) -> Self {
         GenieError::UnknownEvent {
             machine: S::MACHINE,
@@ -148,6 +152,7 @@ impl GenieError {
     }
 
     /// The error for a transition the machine refused.
+    #[doc(hidden)]
     pub fn refused<S: Display, E: Display>(e: &InvalidTransition<S, E>) -> Self {
         GenieError::Refused {
             state: e.state.to_string(),

@@ -5,12 +5,20 @@
 //! A Genie state is a `user` state (waiting for the user) or an `invoker` state (running asynchronous work).
 //! The pair (source type, target type) of a transition decides who the actor is and what enters the dialogue.
 //!
-//! The types here and the traits generated machines implement ([`GenieSpec`], [`GenieMachine`]) are always
-//! available (they cost nothing); what needs a template engine and an async runtime — `Flow`, `Session`,
-//! `Templates`, the task DAG — is behind the runtime's `genie` feature. `docs/genie.md` walks through a whole
-//! session.
+//! The types here are always available (they cost nothing), and so is what a generated machine implements for
+//! sessions; what needs a template engine and an async runtime — `Flow`, `Session`, `Templates`, the task DAG —
+//! is behind the runtime's `genie` feature. `docs/genie.md` walks through a whole session.
 
-mod dialogue;
+// What generated code provides, and what it calls here (the contract with the code generator): a `genie`
+// machine's `State` implements `GenieSpec` (its facts: name, start, each state's `StateType`, template and
+// accepted event names, and the template sources read at compile time) and, for every context implementing
+// its `Hooks`, `GenieMachine`, whose `step` fires an event by name with the `Turn` as every hook's
+// `t.profile` and returns the `Step` taken, or a `GenieError` built with `GenieError::unknown_event` or
+// `GenieError::refused`. Its own functions name `StateType`, `TransitionType`, `Persistence` and `POLL`.
+// `GenieSpec`, `GenieMachine`, `Step` and the two constructors are hidden from the documentation: sessions
+// use them, users do not.
+
+mod chat;
 mod machine;
 #[cfg(feature = "genie")]
 mod session;
@@ -19,8 +27,7 @@ mod tasks;
 #[cfg(feature = "genie")]
 mod templates;
 
-pub use crate::transition::HookGroup;
-pub use dialogue::{Dialogue, TaskProgress, Turn, Utterance};
+pub use chat::{ChatHistory, TaskProgress, Turn, Utterance};
 pub use machine::{Failure, GenieError, GenieMachine, GenieSpec, Step};
 #[cfg(feature = "genie")]
 pub use session::{Flow, Model, Response, Session};

@@ -22,7 +22,7 @@ use tokio::task::{AbortHandle, JoinSet};
 use super::machine::{Failure, GenieError, GenieMachine, GenieSpec};
 use super::tasks::{Invocation, Invoker, TaskCall, TaskError, TaskGraph};
 use super::templates::Templates;
-use super::{Actor, Dialogue, POLL, StateType, TaskProgress, TransitionType, Turn};
+use super::{Actor, ChatHistory, POLL, StateType, TaskProgress, TransitionType, Turn};
 
 /// What the front end shows after a request.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -67,7 +67,7 @@ struct Task {
 pub struct Model<S, C> {
     state: S,
     context: C,
-    dialogue: Dialogue,
+    dialogue: ChatHistory,
     actor: Actor,
     actor_input: String,
     output: Option<String>,
@@ -87,8 +87,8 @@ impl<S: Copy, C> Model<S, C> {
         &self.context
     }
 
-    /// The dialogue.
-    pub fn dialogue(&self) -> &Dialogue {
+    /// The dialogue: the chat history.
+    pub fn dialogue(&self) -> &ChatHistory {
         &self.dialogue
     }
 
@@ -212,7 +212,7 @@ impl<S: GenieSpec> Flow<S> {
         let mut model = Model {
             state: S::START,
             context,
-            dialogue: Dialogue::new(),
+            dialogue: ChatHistory::new(),
             actor: Actor::Assistant,
             actor_input: String::new(),
             output: None,
@@ -225,7 +225,7 @@ impl<S: GenieSpec> Flow<S> {
             &model,
             S::START,
             "",
-            &Dialogue::new(),
+            &ChatHistory::new(),
         )?;
         match S::START.state_type() {
             StateType::User => {
@@ -411,8 +411,8 @@ where
         self.lock().state
     }
 
-    /// The dialogue so far.
-    pub fn dialogue(&self) -> Dialogue {
+    /// The dialogue so far: the chat history.
+    pub fn dialogue(&self) -> ChatHistory {
         self.lock().dialogue.clone()
     }
 
@@ -629,7 +629,7 @@ fn render<S, C>(
     model: &Model<S, C>,
     state: S,
     input: &str,
-    dialogue: &Dialogue,
+    dialogue: &ChatHistory,
 ) -> Result<String, GenieError>
 where
     S: GenieSpec,

@@ -12,6 +12,7 @@ use crate::transition::InvalidTarget;
 /// Everything here is fixed by the spec (stages, agents, who acts and who is rewarded where, next stages,
 /// which stages have a handler), so the environment's rules are written once, in [`Env`], and every spec
 /// gets the same semantics. The implementing type is a marker (the generated unit struct `Spec`).
+#[doc(hidden)]
 pub trait StagedSpec: Copy + Eq + Debug + 'static {
     /// The generated `State` enum: the stages.
     type Stage: Copy + Ord + Debug + Display + 'static;
@@ -35,6 +36,7 @@ pub trait StagedSpec: Copy + Eq + Debug + 'static {
 /// The generated module implements it for its `Spec` and every type implementing the module's own
 /// `Environment` trait, by forwarding: the user writes one trait with one method per handler, and the
 /// environment stays generic. Every method gets a [`View`] of where the episode is.
+#[doc(hidden)]
 pub trait Dispatch<D>: StagedSpec {
     /// What an agent observes before it acts.
     type Observation;
@@ -114,7 +116,7 @@ pub struct Flags<A> {
 
 /// What [`Env::step`] returns (Phantom's `Step(observations, rewards, terminations, truncations, infos)`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Step<A, O, I> {
+pub struct StepReport<A, O, I> {
     /// The observation of each agent acting in the next stage: the agents that act in the next step.
     pub observations: BTreeMap<A, O>,
     /// The reward of each agent rewarded in the stage just run.
@@ -161,7 +163,7 @@ pub enum StepError<S: 'static, A> {
     /// `FSMRuntimeError`).
     InvalidTransition(InvalidTarget<S>),
     /// A stage without a handler does not have exactly one next stage, so nothing says where it goes.
-    /// fsmc refuses such a spec (E0901); only a hand-written [`StagedSpec`] can get here.
+    /// fsmc refuses such a spec (E0901); only a hand-written `StagedSpec` can get here.
     NoNextStage {
         /// The stage.
         stage: S,
@@ -217,9 +219,9 @@ impl<S: Display, A: Display> Display for StepError<S, A> {
 
 impl<S: Display + Debug, A: Display + Debug> Error for StepError<S, A> {}
 
-/// The [`Step`] of a spec `S` run on a domain `D`.
-pub type StepOf<S, D> =
-    Step<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;
+/// The [`StepReport`] of a spec `S` run on a domain `D`.
+pub type StepReportOf<S, D> =
+    StepReport<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;
 
 /// The [`Reset`] of a spec `S` run on a domain `D`.
 pub type ResetOf<S, D> =
@@ -304,7 +306,7 @@ impl<S: Dispatch<D>, D> Env<S, D> {
     pub fn step(
         &mut self,
         actions: BTreeMap<S::Agent, <S as Dispatch<D>>::Action>,
-    ) -> Result<StepOf<S, D>, StepError<S::Stage, S::Agent>>
+    ) -> Result<StepReportOf<S, D>, StepError<S::Stage, S::Agent>>
     where
         D: Clone,
     {
@@ -453,7 +455,7 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         next: S::Stage,
         rewards: BTreeMap<S::Agent, f64>,
         stepped: Vec<S::Agent>,
-    ) -> StepOf<S, D> {
+    ) -> StepReportOf<S, D> {
         let step = view.step;
         let mut terminations = BTreeMap::new();
         for &agent in &stepped {
@@ -489,7 +491,7 @@ impl<S: Dispatch<D>, D> Env<S, D> {
                 truncated,
             };
         }
-        Step {
+        StepReport {
             observations,
             rewards,
             terminations: Flags {

@@ -1,23 +1,31 @@
 //! Phantom-style staged environments (Phantom's `FiniteStateMachineEnv`): the environment that runs an episode,
-//! stage descriptions, and their definition-time checks.
+//! stage by stage.
 //!
 //! A stage lists its acting agents, its rewarded agents, the stages it may move to, and whether a
-//! handler runs in it. A `staged` machine generates the facts of its stages ([`StagedSpec`]), the
-//! forwarding to the user's domain ([`Dispatch`]) and an `Environment` trait the user implements; [`Env`]
-//! runs episodes with them, once for every spec: [`Env::reset`] gives the first observations,
-//! [`Env::step`] takes the acting agents' actions and returns observations, rewards, terminations,
-//! truncations and infos. How a step goes, rule by rule, is documented on [`Env`].
+//! handler runs in it. A `staged` machine generates the facts of its stages and an `Environment` trait the
+//! user implements; [`Env`] runs episodes with them, once for every spec: [`Env::reset`] gives the first
+//! observations, [`Env::step`] takes the acting agents' actions and returns observations, rewards,
+//! terminations, truncations and infos. How a step goes, rule by rule, is documented on [`Env`].
 //!
-//! fsmc checks a spec's stages at compile time; [`validate`] performs the same checks for stages built
-//! at run time. A handler moving to a stage outside its list is the run-time error [`InvalidTarget`],
-//! returned by [`StageInfo::check_target`] (and by [`Env::step`] as [`StepError::InvalidTransition`]).
+//! fsmc checks a spec's stages at compile time. A handler moving to a stage outside its list is the run-time
+//! error [`InvalidTarget`], which [`Env::step`] returns as [`StepError::InvalidTransition`].
+
+// What generated code provides, and what it calls here (the contract with the code generator): a `staged`
+// machine's `Spec`, a unit struct implementing `StagedSpec` (the initial stage, the agents, a `StageInfo` per
+// stage), and `Dispatch<E>` for every `E` implementing the module's `Environment` trait, forwarding each call
+// to the user's domain with a `View` of the episode. `State::goto` checks a handler's choice with
+// `InvalidTarget::check`, and `State::rewarded` reads `StageInfo::rewarded_agents`. `validate` (with its
+// `StageError`) runs the compiler's checks over stages built at run time, for a hand-written `StagedSpec`.
+// `StagedSpec`, `Dispatch`, `StageInfo`, `validate` and `StageError` are hidden from the documentation: `Env`
+// runs on them, users do not.
 
 mod env;
 #[cfg(test)]
 mod tests;
 
 pub use env::{
-    Dispatch, Env, Flags, Reset, ResetOf, StagedSpec, Status, Step, StepError, StepOf, View,
+    Dispatch, Env, Flags, Reset, ResetOf, StagedSpec, Status, StepError, StepReport, StepReportOf,
+    View,
 };
 
 use std::collections::BTreeSet;
@@ -28,6 +36,7 @@ use crate::transition::InvalidTarget;
 
 /// A definition-time error in a set of stages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[doc(hidden)]
 pub enum StageError<S> {
     /// There are no stages at all.
     NoStages,
@@ -76,6 +85,7 @@ impl<S: Display + fmt::Debug> Error for StageError<S> {}
 
 /// One stage of a staged environment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(hidden)]
 pub struct StageInfo<S: 'static, A: 'static> {
     /// The stage's id.
     pub id: S,
@@ -118,6 +128,7 @@ impl<S: Copy + PartialEq, A> StageInfo<S, A> {
 /// Checks a set of stages and its initial stage, reporting every problem, in a fixed order:
 /// no stages; duplicate ids (in order of their repeats); an unknown initial stage; then per stage,
 /// in order, unknown next stages and a handler-less stage without exactly one next stage.
+#[doc(hidden)]
 pub fn validate<S: Ord + Copy, A>(
     initial: S,
     stages: &[StageInfo<S, A>],

@@ -122,11 +122,13 @@ impl BorshDeserialize for AppHash {
 }
 
 /// Encodes a payload canonically. Fails only for values the encoding refuses (a NaN float).
+#[doc(hidden)]
 pub fn encode<T: BorshSerialize + ?Sized>(value: &T) -> Result<Vec<u8>, EncodeError> {
     borsh::to_vec(value).map_err(|e| EncodeError(e.to_string()))
 }
 
 /// Decodes a payload: `None` for bytes that are not exactly one canonical encoding of a `T`.
+#[doc(hidden)]
 pub fn decode<T: BorshDeserialize>(bytes: &[u8]) -> Option<T> {
     borsh::from_slice(bytes).ok()
 }

@@ -30,6 +30,22 @@
 //!   over, the keeper and the failed keepers are forgotten, and history is pruned to
 //!   [`Genesis::history_depth`] periods.
 
+// What generated code provides, and what it calls here (the contract with the code generator; the paths are
+// fixed, since generated code names them):
+//
+// * `Spec`, a unit struct implementing `AppSpec`: the spec's facts (`NAME`, `START`, `state_name`, `next`,
+//   `is_final`), its `State`, `Event` and `Data`, its `Round` enum and `dyn Behaviour` as `Agent`; and the
+//   driver's hooks: `rules` (a static table of `Rules` with each round's `Role`, `reset` and timeout),
+//   `outcome_event`, `start_round` (a round kind over the eligible `Participants`), `carry` (the cross-period
+//   keys) and `act` (the behaviour's payload, through `encode`).
+// * `Round` implements `AppRound`: `deliver` reads a payload with `decode` (`Rejection::BadPayload` when it
+//   does not decode), checks a keeper election's candidate against the `KeeperPool` and submits to the round
+//   kind; `end_block` writes a `Done` value as the spec's `writes` says and returns the `Decision`.
+// * Its aliases and the `Behaviour` trait name `App`, `Node`, `Context` and `AgentId`.
+//
+// `AppRound`, `Rules`, `Role`, `Decision`, `KeeperPool`, `encode`, `decode` and the driver's hooks of `AppSpec`
+// are hidden from the documentation: only generated code and the driver use them.
+
 mod block;
 mod consensus;
 mod context;
@@ -41,5 +57,5 @@ mod tests;
 pub use block::{AgentId, AppHash, Block, EncodeError, Submission, Tx, decode, encode};
 pub use consensus::{ConsensusLayer, Node, NodeError};
 pub use context::Context;
-pub use replica::{App, AppError, BlockReport, Cause, Genesis, Rejected, Step};
+pub use replica::{App, AppError, AppStep, BlockReport, Cause, Genesis, Rejected};
 pub use spec::{AppRound, AppSpec, Decision, KeeperPool, Rejection, Role, Rules};

@@ -86,7 +86,7 @@ pub enum Cause {
 
 /// One transition the app made while applying a block.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step<S: AppSpec> {
+pub struct AppStep<S: AppSpec> {
     /// The state left.
     pub from: S::State,
     /// The event.
@@ -118,7 +118,7 @@ pub struct BlockReport<S: AppSpec> {
     /// The block's time.
     pub time_ms: u64,
     /// The transitions, in order: a timeout at the start of the block, a decision at its end.
-    pub steps: Vec<Step<S>>,
+    pub steps: Vec<AppStep<S>>,
     /// How many transactions applied.
     pub accepted: usize,
     /// The transactions that did not.
@@ -303,7 +303,7 @@ impl<S: AppSpec> App<S> {
         let Some(to) = S::next(from, event) else {
             return;
         };
-        report.steps.push(Step {
+        report.steps.push(AppStep {
             from,
             event,
             to,

@@ -1,4 +1,8 @@
 //! The contract between generated code and the app driver: what the spec says about each round.
+//!
+//! `AppSpec` is visible, because code that runs any app (an engine adapter, a simulation) names it as a bound;
+//! the members only the driver calls, and every other item here, are hidden from the documentation: generated
+//! code implements and fills them in, users never do.
 
 use borsh::BorshSerialize;
 use std::collections::BTreeSet;
@@ -9,11 +13,13 @@ use super::block::{AgentId, EncodeError};
 use super::context::Context;
 use crate::abci::rounds::{OutcomeKind, Participants, RoundError};
 
-/// What the generated code of an `abci` machine or composed app tells the driver ([`super::App`]).
+/// An app's spec: what the generated code of an `abci` machine or composed app (its `Spec`, a unit struct)
+/// tells the driver ([`super::App`]).
 ///
 /// Everything here is a fact of the spec (transitions, timeouts, round kinds, which key a round writes),
-/// so the driver's logic is written once, here, and every app gets the same semantics. The implementing
-/// type is a marker (a unit struct); its derives let reports and replicas derive theirs.
+/// so the driver's logic is written once, here, and every app gets the same semantics. Generated code
+/// implements it; code that runs any app names it as a bound (`App<S: AppSpec>`). The implementing
+/// type is a marker; its derives let reports and replicas derive theirs.
 pub trait AppSpec: Copy + Eq + Debug + Sized + 'static {
     /// The generated `State` enum.
     type State: Copy + Eq + Ord + Debug + Display + 'static;
@@ -38,18 +44,24 @@ pub trait AppSpec: Copy + Eq + Debug + Sized + 'static {
     /// Whether `state` is final: the app stops there.
     fn is_final(state: Self::State) -> bool;
     /// What the driver does around the round of `state`.
+    #[doc(hidden)]
     fn rules(state: Self::State) -> Rules<Self::Event>;
     /// The event `state` emits for `outcome`, if it has a transition for it.
+    #[doc(hidden)]
     fn outcome_event(state: Self::State, outcome: OutcomeKind) -> Option<Self::Event>;
     /// A fresh round for `state` among `eligible`; `None` for a final state.
+    #[doc(hidden)]
     fn start_round(state: Self::State, eligible: &Participants<AgentId>) -> Option<Self::Round>;
     /// The data a new period starts with: the cross-period keys.
+    #[doc(hidden)]
     fn carry(data: &Self::Data) -> Self::Data;
     /// Runs `agent`'s behaviour for the current round and encodes the payload it returns.
+    #[doc(hidden)]
     fn act(agent: &mut Self::Agent, ctx: &Context<'_, Self>) -> Result<Vec<u8>, EncodeError>;
 }
 
 /// The round of one state, as generated: typed payloads in, a decision and data writes out.
+#[doc(hidden)]
 pub trait AppRound<S: AppSpec>: Clone + Debug + BorshSerialize {
     /// Decodes `payload` as this round's payload type and records it from `sender`, or says why not. A
     /// rejected payload changes nothing.
@@ -75,6 +87,7 @@ pub trait AppRound<S: AppSpec>: Clone + Debug + BorshSerialize {
 
 /// What the driver does around one state's round, besides deciding it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Rules<E> {
     /// The round's part in the app's bookkeeping.
     pub role: Role,
@@ -86,6 +99,7 @@ pub struct Rules<E> {
 
 /// A round's part in the app's bookkeeping of participants and keepers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[doc(hidden)]
 pub enum Role {
     /// An ordinary round among the participants.
     Collect,
@@ -102,6 +116,7 @@ pub enum Role {
 
 /// A round's decided outcome, with the keeper it elected (for an election).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Decision {
     /// The outcome.
     pub outcome: OutcomeKind,
@@ -111,6 +126,7 @@ pub struct Decision {
 
 /// Who may be elected keeper: a participant that has not failed as keeper in this period.
 #[derive(Clone, Copy, Debug)]
+#[doc(hidden)]
 pub struct KeeperPool<'a> {
     pub(crate) participants: &'a BTreeSet<AgentId>,
     pub(crate) failed: &'a BTreeSet<AgentId>,

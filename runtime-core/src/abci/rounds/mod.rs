@@ -28,6 +28,13 @@
 //!   ([`crate::app`]) calls `outcome` once per block and replaces a decided round with the next
 //!   one, so nothing is ever submitted to a decided round.
 
+// What generated code provides, and what it calls here (the contract with the code generator): an app's
+// `Round` enum holds one round kind per non-final state, built with the kind's `new` over the eligible
+// `Participants`; its `AppRound` implementation submits decoded payloads with `Round::submit` and reads
+// `Round::outcome` and `Round::submissions` at the end of a block; `State::round_kind` and `outcome_event` name
+// `RoundKind` and `OutcomeKind`. Nothing here is hidden: the kinds are the user's too, to run a round without
+// an app, and the generated `Round` enum shows them.
+
 mod keeper;
 mod kind;
 mod until_all;
@@ -161,16 +168,6 @@ impl<P: Ord + Clone> Participants<P> {
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = &P> + ExactSizeIterator {
         self.members.iter()
     }
-}
-
-/// Submits the payload `make` produces. Generated code hands a behaviour's result over through this, so a
-/// payload of any type (including `()`) goes in the same way.
-pub fn submit_from<R: Round + ?Sized>(
-    round: &mut R,
-    who: R::Participant,
-    make: impl FnOnce() -> R::Payload,
-) -> Result<(), RoundError> {
-    round.submit(who, make())
 }
 
 /// What every round kind offers, so generated code and helpers can drive any round the same way.

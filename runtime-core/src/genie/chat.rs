@@ -1,5 +1,5 @@
-//! The dialogue (chat history), the progress of an invoker's task, and the turn every hook of a Genie machine
-//! sees. Plain data: no template engine, no async runtime.
+//! The chat history (Genie Flow's dialogue), the progress of an invoker's task, and the turn every hook of a
+//! Genie machine sees. Plain data: no template engine, no async runtime.
 
 use std::cell::Cell;
 
@@ -59,16 +59,17 @@ pub struct Utterance {
     pub text: String,
 }
 
-/// The chat history, oldest first.
+/// The chat history, oldest first: what Genie Flow calls the dialogue, and what a transition's persistence
+/// records into.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(transparent))]
-pub struct Dialogue {
+pub struct ChatHistory {
     utterances: Vec<Utterance>,
 }
 
-impl Dialogue {
-    /// An empty dialogue.
+impl ChatHistory {
+    /// An empty history.
     pub const fn new() -> Self {
         Self {
             utterances: Vec::new(),
@@ -174,7 +175,7 @@ mod tests {
 
     #[test]
     fn dialogue_applies_persistence() {
-        let mut d = Dialogue::new();
+        let mut d = ChatHistory::new();
         assert!(!d.record(Persistence::None, Actor::Assistant, "raw", "shown"));
         assert!(d.record(Persistence::Raw, Actor::User, "raw", "shown"));
         assert!(d.record(Persistence::Rendered, Actor::Assistant, "raw", "shown"));
@@ -189,7 +190,7 @@ mod tests {
 
     #[test]
     fn a_turn_carries_input_dialogue_and_an_override() {
-        let mut d = Dialogue::new();
+        let mut d = ChatHistory::new();
         d.push(Actor::Assistant, "Hello");
         let turn = Turn::new("hi", d.utterances());
         assert_eq!(turn.actor_input(), "hi");
