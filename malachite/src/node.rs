@@ -2,9 +2,10 @@
 //! joined by a [`ConsensusLayer`].
 
 use std::fmt::{self, Display, Formatter};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
+use tokio::runtime::Runtime;
 use tokio::sync::mpsc::UnboundedSender;
 use tracing::{info, warn};
 
@@ -15,16 +16,16 @@ use fsmc_runtime::app::{
 use malachitebft_app_channel::app::types::Keypair;
 use malachitebft_app_channel::app::types::codec::Codec;
 use malachitebft_app_channel::{
-    ConsensusContext, NetworkContext, NetworkIdentity, RequestContext, Signer, SyncContext,
-    WalContext, start_engine,
+    Channels, ConsensusContext, EngineHandle, NetworkContext, NetworkIdentity, RequestContext,
+    Signer, SyncContext, WalContext, start_engine,
 };
 
 use crate::codec::BorshCodec;
-use crate::config::{ConfigError, Home};
+use crate::config::{ConfigError, EngineConfig, Home};
 use crate::host::{AppPort, Host, HostError, Tip, ToApp};
-use crate::signing::{Ed25519Provider, hex};
-use crate::store::{BlockStore, StoreError};
-use crate::types::{BlockValue, FsmcContext};
+use crate::signing::{Ed25519Provider, PrivateKey, hex};
+use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
+use crate::types::{BlockValue, FsmcContext, ValidatorSet};
 
 /// How long [`ConsensusLayer::next_block`] waits for a block before letting the replica act.
 const BLOCK_WAIT: Duration = Duration::from_millis(20);
@@ -173,7 +174,46 @@ pub fn run_node<S: AppSpec>(
     for warning in &opened.warnings {
         warn!("{warning}");
     }
+    let mut node = new_node::<S>(&home, &validators, agent)?;
+    let tip = replay(&mut node, home.genesis.genesis_time_ms, &opened.blocks)?;
+    if tip.height > 0 {
+        info!(height = tip.height, "replayed the block store");
+        observer.replayed(tip.height, AppHash(tip.app_hash));
+    }
 
+    let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
+    let (commits_tx, commits_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (submits_tx, submits_rx) = tokio::sync::mpsc::unbounded_channel();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| RunError::Start(e.to_string()))?;
+    let port = AppPort {
+        blocks: blocks_tx,
+        commits: commits_rx,
+        submits: submits_rx,
+    };
+    spawn_engine(&runtime, &home, validators, opened, tip, port)?;
+
+    let mut layer = EngineLayer {
+        blocks: blocks_rx,
+        commits: commits_tx,
+        submits: submits_tx,
+    };
+    let error = drive(&mut node, &mut layer, observer);
+    // The engine's actors are cancelled; none of them may hold the process up.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Err(error)
+}
+
+/// The node's replica before any block, for the agent `home`'s key names: the genesis validators are the
+/// app's agents.
+fn new_node<S: AppSpec>(
+    home: &Home,
+    validators: &ValidatorSet,
+    agent: Box<S::Agent>,
+) -> Result<Node<S>, RunError> {
     let agents: Vec<AgentId> = validators
         .validators()
         .iter()
@@ -183,16 +223,22 @@ pub fn run_node<S: AppSpec>(
     genesis.history_depth = home.genesis.history_depth;
     let app = App::<S>::new(genesis).map_err(RunError::App)?;
     let me = home.key.public_key().address();
-    let mut node = Node::new(app, me.to_string(), agent);
+    Ok(Node::new(app, me.to_string(), agent))
+}
 
-    // Recovery: the replica comes back to the state it had, block by block, each checked against the hash
-    // stored with it, before the engine is asked for anything.
+/// Recovery: the replica comes back to the state it had, block by block, each checked against the hash
+/// stored with it, before the engine is asked for anything. Returns the last block replayed.
+fn replay<S: AppSpec>(
+    node: &mut Node<S>,
+    genesis_time_ms: u64,
+    blocks: &[StoredBlock],
+) -> Result<Tip, RunError> {
     let mut tip = Tip {
         height: 0,
-        time_ms: home.genesis.genesis_time_ms,
+        time_ms: genesis_time_ms,
         app_hash: node.app().app_hash().0,
     };
-    for stored in &opened.blocks {
+    for stored in blocks {
         let hash = node
             .replay(std::iter::once(&app_block(&stored.value)))
             .map_err(RunError::App)?;
@@ -209,20 +255,19 @@ pub fn run_node<S: AppSpec>(
             app_hash: hash.0,
         };
     }
-    if tip.height > 0 {
-        info!(height = tip.height, "replayed the block store");
-        observer.replayed(tip.height, AppHash(tip.app_hash));
-    }
+    Ok(tip)
+}
 
-    let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
-    let (commits_tx, commits_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (submits_tx, submits_rx) = tokio::sync::mpsc::unbounded_channel();
-
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|e| RunError::Start(e.to_string()))?;
+/// Starts the engine on `runtime`, with the host serving it and the replica at `port`; returns once the
+/// engine has started, or with why it did not.
+fn spawn_engine(
+    runtime: &Runtime,
+    home: &Home,
+    validators: ValidatorSet,
+    opened: Opened,
+    tip: Tip,
+    port: AppPort,
+) -> Result<(), RunError> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let chain_id = home.genesis.chain_id.clone();
     let settings = home.settings.clone();
@@ -230,38 +275,7 @@ pub fn run_node<S: AppSpec>(
     let wal = home.data_dir().join("wal").join("consensus.wal");
     let engine_config = settings.engine_config()?;
     runtime.spawn(async move {
-        let provider = Ed25519Provider::new(key.clone());
-        let started = async {
-            let keypair = Keypair::ed25519_from_bytes(key.to_bytes()).map_err(|e| e.to_string())?;
-            let peer_id = keypair.public().to_peer_id();
-            let proof = provider
-                .sign_validator_proof(provider.public_key().0.to_vec(), peer_id.to_bytes())
-                .await
-                .map_err(|e| e.to_string())?;
-            let proof_bytes = BorshCodec.encode(&proof).map_err(|e| e.to_string())?;
-            let identity = NetworkIdentity::new_validator(
-                settings.moniker.clone(),
-                keypair,
-                me.to_string(),
-                proof_bytes,
-            );
-            start_engine(
-                FsmcContext,
-                engine_config,
-                WalContext::new(wal, BorshCodec),
-                NetworkContext::new(identity, BorshCodec),
-                ConsensusContext::new_validator(
-                    me,
-                    Box::new(provider.clone()),
-                    Box::new(provider.clone()),
-                ),
-                SyncContext::new(BorshCodec),
-                RequestContext::new(100),
-            )
-            .await
-            .map_err(|e| format!("{e:#}"))
-        }
-        .await;
+        let started = start_engine_for(&key, &settings.moniker, engine_config, wal).await;
         let (channels, _engine) = match started {
             Ok(started) => {
                 let _ = ready_tx.send(Ok(()));
@@ -281,11 +295,7 @@ pub fn run_node<S: AppSpec>(
             opened.store,
             tip,
             network,
-            AppPort {
-                blocks: blocks_tx,
-                commits: commits_rx,
-                submits: submits_rx,
-            },
+            port,
         );
         // The last blocks' transactions: a payload the replica sends again after a restart is not ordered
         // twice.
@@ -297,31 +307,62 @@ pub fn run_node<S: AppSpec>(
         tracing::error!("{why}");
     });
     match ready_rx.recv() {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(RunError::Start(e)),
-        Err(_) => return Err(RunError::Start("the engine task ended".into())),
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(RunError::Start(e)),
+        Err(_) => Err(RunError::Start("the engine task ended".into())),
     }
+}
 
-    let mut layer = EngineLayer {
-        blocks: blocks_rx,
-        commits: commits_tx,
-        submits: submits_tx,
-    };
-    let error = loop {
-        match node.step(&mut layer) {
+/// Starts Malachite for the validator whose key is `key`: its network identity (with the proof that binds
+/// the peer id to the validator key), write-ahead log, consensus, sync and request contexts.
+async fn start_engine_for(
+    key: &PrivateKey,
+    moniker: &str,
+    engine_config: EngineConfig,
+    wal: PathBuf,
+) -> Result<(Channels<FsmcContext>, EngineHandle), String> {
+    let me = key.public_key().address();
+    let provider = Ed25519Provider::new(key.clone());
+    let keypair = Keypair::ed25519_from_bytes(key.to_bytes()).map_err(|e| e.to_string())?;
+    let peer_id = keypair.public().to_peer_id();
+    let proof = provider
+        .sign_validator_proof(provider.public_key().0.to_vec(), peer_id.to_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let proof_bytes = BorshCodec.encode(&proof).map_err(|e| e.to_string())?;
+    let identity =
+        NetworkIdentity::new_validator(moniker.to_owned(), keypair, me.to_string(), proof_bytes);
+    start_engine(
+        FsmcContext,
+        engine_config,
+        WalContext::new(wal, BorshCodec),
+        NetworkContext::new(identity, BorshCodec),
+        ConsensusContext::new_validator(me, Box::new(provider.clone()), Box::new(provider.clone())),
+        SyncContext::new(BorshCodec),
+        RequestContext::new(100),
+    )
+    .await
+    .map_err(|e| format!("{e:#}"))
+}
+
+/// Feeds the replica the engine's blocks and lets it act, until the engine or the replica stops; returns why.
+fn drive<S: AppSpec>(
+    node: &mut Node<S>,
+    layer: &mut EngineLayer,
+    observer: &mut dyn Observer<S>,
+) -> RunError {
+    loop {
+        match node.step(layer) {
             Ok(reports) => {
                 for report in &reports {
                     observer.applied(node.app(), report);
                 }
             }
-            Err(NodeError::Engine(Halted(why))) => break RunError::Halted(why),
-            Err(NodeError::App(e)) => break RunError::App(e),
-            Err(NodeError::Encode(e)) => break RunError::Halted(e.to_string()),
+            Err(NodeError::Engine(Halted(why))) => return RunError::Halted(why),
+            Err(NodeError::App(e)) => return RunError::App(e),
+            Err(NodeError::Encode(e)) => return RunError::Halted(e.to_string()),
         }
-    };
-    // The engine's actors are cancelled; none of them may hold the process up.
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    Err(error)
+    }
 }
 
 /// The stored (height, app hash) of every block in the store of the node at `home`, checked as at start.

@@ -1,0 +1,367 @@
+//! The engine's side of a node: answers every request Malachite makes of the application, keeps the mempool,
+//! forwards transactions, and hands each decided block to the replica, waiting for its app hash before the
+//! next height starts.
+//!
+//! What reaches the replica is only the block content (height, time, transactions with their senders); rounds,
+//! proposers, certificates and arrival order stay here.
+
+mod mempool;
+mod messages;
+
+use bytes::Bytes;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::{self, Display, Formatter};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tracing::{debug, warn};
+
+use fsmc_runtime::app::{AppHash, Block};
+use malachitebft_app_channel::app::engine::host::HeightParams;
+use malachitebft_app_channel::app::streaming::{StreamContent, StreamId, StreamMessage};
+use malachitebft_app_channel::app::types::ProposedValue;
+use malachitebft_app_channel::app::types::core::{LinearTimeouts, Round, Validity};
+use malachitebft_app_channel::{Channels, NetworkMsg};
+
+use crate::config::{NodeSettings, now_ms};
+use crate::signing::{PrivateKey, hex};
+use crate::store::{BlockStore, StoreError};
+use crate::types::{
+    Address, BlockValue, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx, ValidatorSet,
+    ValueId,
+};
+use mempool::Mempool;
+
+/// The most transactions one block holds.
+const MAX_BLOCK_TXS: usize = 1_000;
+/// The most bytes of transaction data one block holds.
+const MAX_BLOCK_BYTES: usize = 1 << 20;
+/// The most bytes one transaction holds.
+const MAX_TX_BYTES: usize = 64 << 10;
+/// The most decided values served in one sync answer.
+const MAX_SYNC_BATCH: u64 = 64;
+
+/// What the engine side hands the replica.
+pub(crate) enum ToApp {
+    /// The next decided block.
+    Block(Block),
+    /// The node must stop, for this reason.
+    Halt(String),
+}
+
+/// The replica's side of the channels, as the host holds them.
+pub(crate) struct AppPort {
+    pub(crate) blocks: std::sync::mpsc::Sender<ToApp>,
+    pub(crate) commits: mpsc::UnboundedReceiver<(u64, AppHash)>,
+    pub(crate) submits: mpsc::UnboundedReceiver<Vec<u8>>,
+}
+
+/// Why the node stops.
+#[derive(Debug)]
+pub enum HostError {
+    /// The replica's app hash differs from the one the other validators built on.
+    Diverged {
+        /// The height whose app hash differs.
+        height: u64,
+        /// This replica's hash there.
+        ours: String,
+        /// The hash the decided block at the next height names.
+        theirs: String,
+        /// Who proposed that block.
+        proposer: String,
+    },
+    /// The block store failed or is damaged.
+    Store(StoreError),
+    /// The engine or the replica stopped, or consensus broke a promise.
+    Stopped(String),
+}
+
+impl Display for HostError {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Diverged {
+                height,
+                ours,
+                theirs,
+                proposer,
+            } => write!(
+                f,
+                "app hash diverged at height {height}: this replica has {ours}, but the block the validators \
+                 decided at height {} (proposed by {proposer}) builds on {theirs}; halting",
+                height.saturating_add(1)
+            ),
+            Self::Store(e) => write!(f, "{e}; halting"),
+            Self::Stopped(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for HostError {}
+
+impl From<StoreError> for HostError {
+    fn from(e: StoreError) -> Self {
+        HostError::Store(e)
+    }
+}
+
+/// The last committed block: what the next one builds on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tip {
+    pub(crate) height: u64,
+    pub(crate) time_ms: u64,
+    pub(crate) app_hash: [u8; 32],
+}
+
+/// A value seen for the current height: its verdict, and the signed part that carried it (to restream).
+struct Candidate {
+    value: ProposedValue<FsmcContext>,
+    part: Option<SignedBlock>,
+}
+
+/// The engine side of one node.
+pub(crate) struct Host {
+    chain_id: String,
+    me: Address,
+    key: PrivateKey,
+    validators: ValidatorSet,
+    settings: NodeSettings,
+    timeouts: LinearTimeouts,
+    store: BlockStore,
+    tip: Tip,
+    candidates: BTreeMap<(u64, ValueId), Candidate>,
+    /// Proposal parts for heights not started yet.
+    early: Vec<SignedBlock>,
+    mempool: Mempool,
+    streams: u64,
+    /// When the current round started: the round latency is logged at each decision.
+    round_started: Option<(Height, Round, Instant)>,
+    network: mpsc::Sender<NetworkMsg<FsmcContext>>,
+    port: AppPort,
+}
+
+impl Host {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        chain_id: String,
+        key: PrivateKey,
+        validators: ValidatorSet,
+        settings: NodeSettings,
+        store: BlockStore,
+        tip: Tip,
+        network: mpsc::Sender<NetworkMsg<FsmcContext>>,
+        port: AppPort,
+    ) -> Host {
+        Host {
+            chain_id,
+            me: key.public_key().address(),
+            key,
+            validators,
+            timeouts: settings.timeouts(),
+            settings,
+            tip,
+            candidates: BTreeMap::new(),
+            early: Vec::new(),
+            mempool: Mempool::default(),
+            store,
+            streams: 0,
+            round_started: None,
+            network,
+            port,
+        }
+    }
+
+    /// Remembers the transactions of already committed blocks (after a restart), so a payload the replica
+    /// sends again is not ordered twice.
+    pub(crate) fn remember_committed<'a>(&mut self, txs: impl IntoIterator<Item = &'a SignedTx>) {
+        self.mempool.commit(txs);
+    }
+
+    fn params(&self) -> HeightParams<FsmcContext> {
+        let target = (self.settings.block_interval_ms > 0)
+            .then(|| Duration::from_millis(self.settings.block_interval_ms));
+        HeightParams::new(self.validators.clone(), self.timeouts, target)
+    }
+
+    /// Serves the engine until it, the replica or a check stops the node. The replica is told why.
+    pub(crate) async fn run(mut self, mut channels: Channels<FsmcContext>) -> HostError {
+        let error = self.serve(&mut channels).await;
+        let _ = self.port.blocks.send(ToApp::Halt(error.to_string()));
+        error
+    }
+
+    async fn serve(&mut self, channels: &mut Channels<FsmcContext>) -> HostError {
+        let mut resend =
+            tokio::time::interval(Duration::from_millis(self.settings.tx_resend_ms.max(100)));
+        resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let step = tokio::select! {
+                msg = channels.consensus.recv() => match msg {
+                    Some(msg) => self.handle(msg).await,
+                    None => Err(HostError::Stopped("the consensus engine stopped".into())),
+                },
+                tx = self.port.submits.recv() => match tx {
+                    Some(data) => self.submit(data).await,
+                    None => Err(HostError::Stopped("the replica stopped".into())),
+                },
+                _ = resend.tick() => self.resend().await,
+            };
+            if let Err(e) = step {
+                return e;
+            }
+        }
+    }
+
+    async fn publish(&mut self, part: ProposalPart) -> Result<(), HostError> {
+        // Every message gets its own stream id, so the pub-sub layer never drops a resent part as a copy.
+        self.streams = self.streams.wrapping_add(1);
+        let mut id = self.me.0.to_vec();
+        id.extend_from_slice(&self.streams.to_be_bytes());
+        id.extend_from_slice(&now_ms().to_be_bytes());
+        let msg = StreamMessage::new(StreamId::new(Bytes::from(id)), 0, StreamContent::Data(part));
+        self.network
+            .send(NetworkMsg::PublishProposalPart(msg))
+            .await
+            .map_err(|_| HostError::Stopped("the network layer stopped".into()))
+    }
+
+    /// A payload from this node's replica: signed, queued, and forwarded to every peer at once.
+    async fn submit(&mut self, data: Vec<u8>) -> Result<(), HostError> {
+        let tx = SignedTx::sign(&self.chain_id, &self.key, data);
+        debug!(tx = %hex(&tx.id()[..4]), "submitted");
+        // Forwarded even when already pending (the replica acting again after a restart); a full mempool drops
+        // it here and peers still take it.
+        self.mempool.add(tx.clone());
+        self.publish(ProposalPart::Txs(vec![tx])).await
+    }
+
+    /// Forwards again this node's transactions still waiting, for peers that were not connected yet.
+    async fn resend(&mut self) -> Result<(), HostError> {
+        let mine = self.mempool.from(&self.me);
+        if mine.is_empty() {
+            return Ok(());
+        }
+        self.publish(ProposalPart::Txs(mine)).await
+    }
+
+    /// Checks a transaction's size and signature against the genesis validators.
+    fn tx_ok(&self, tx: &SignedTx) -> bool {
+        tx.data.len() <= MAX_TX_BYTES
+            && self
+                .validators
+                .get(&tx.sender)
+                .is_some_and(|v| tx.verify(&self.chain_id, &v.public_key))
+    }
+
+    /// The checks every validator makes of a block, none of them about the app's state: the height and
+    /// proposer, the parent's app hash, time after the parent's (and, for a live proposal, not far ahead of
+    /// this node's clock), each transaction signed by a validator, no transaction twice.
+    fn check(
+        &self,
+        value: &BlockValue,
+        height: Height,
+        proposer: &Address,
+        live: bool,
+    ) -> Result<(), String> {
+        if value.height != height.0 {
+            return Err(format!(
+                "block for height {} proposed at {height}",
+                value.height
+            ));
+        }
+        if value.proposer != *proposer {
+            return Err(format!(
+                "block by {} proposed by {proposer}",
+                value.proposer
+            ));
+        }
+        if height.0 == self.tip.height.saturating_add(1) {
+            if live && value.prev_app_hash != self.tip.app_hash {
+                return Err(format!(
+                    "builds on app hash {}, ours is {}",
+                    hex(&value.prev_app_hash[..8]),
+                    hex(&self.tip.app_hash[..8])
+                ));
+            }
+            if value.time_ms <= self.tip.time_ms {
+                return Err(format!(
+                    "time {} is not after the parent's {}",
+                    value.time_ms, self.tip.time_ms
+                ));
+            }
+        }
+        if live && value.time_ms > now_ms().saturating_add(self.settings.max_clock_drift_ms) {
+            return Err(format!(
+                "time {} is too far ahead of this node's clock",
+                value.time_ms
+            ));
+        }
+        if value.txs.len() > MAX_BLOCK_TXS {
+            return Err(format!("{} transactions", value.txs.len()));
+        }
+        let mut seen = BTreeSet::new();
+        for tx in &value.txs {
+            if !self.tx_ok(tx) {
+                return Err(format!(
+                    "a transaction from {} is not signed by it",
+                    tx.sender
+                ));
+            }
+            if !seen.insert(tx.id()) {
+                return Err("a transaction appears twice".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// Validates a signed block part for the current height and records it as a candidate, durably (a node that
+    /// restarts at this height still holds every proposal it has seen, as the engine's log expects).
+    fn receive_block(
+        &mut self,
+        part: SignedBlock,
+    ) -> Result<Option<ProposedValue<FsmcContext>>, HostError> {
+        let key = (part.height.0, part.value.id_bytes());
+        if let Some(known) = self.candidates.get(&key)
+            && known.part.is_some()
+            && known.value.round == part.round
+        {
+            return Ok(Some(known.value.clone()));
+        }
+        let Some(proposer) = self.validators.proposer(part.height, part.round) else {
+            return Ok(None);
+        };
+        let signed = proposer.public_key.verify(
+            &SignedBlock::signing_bytes(part.height, part.round, &part.value),
+            &part.signature,
+        );
+        if !signed {
+            warn!(height = %part.height, round = %part.round, "dropped a proposal part not signed by the round's proposer");
+            return Ok(None);
+        }
+        let proposer = proposer.address;
+        let validity = match self.check(&part.value, part.height, &proposer, true) {
+            Ok(()) => Validity::Valid,
+            Err(why) => {
+                warn!(height = %part.height, round = %part.round, %proposer, "invalid proposal: {why}");
+                Validity::Invalid
+            }
+        };
+        if !self.store.has_proposal(&part) {
+            self.store.save_proposal(part.clone())?;
+        }
+        let value = ProposedValue {
+            height: part.height,
+            round: part.round,
+            valid_round: Round::Nil,
+            proposer,
+            value: part.value.clone(),
+            validity,
+        };
+        self.candidates.insert(
+            key,
+            Candidate {
+                value: value.clone(),
+                part: Some(part),
+            },
+        );
+        Ok(Some(value))
+    }
+}
