@@ -6,9 +6,10 @@
 //! keys are cross-period); this module only keeps the history in order and bounded.
 
 // What generated code provides, and what it calls here (the contract with the code generator): an `abci`
-// machine's typed `Data`, whose `carry` keeps the cross-period keys (the driver passes it to
-// `Periods::start_new_period`) and whose `check` answers pre- and post-conditions through `check_keys`, which
-// is hidden from the documentation; `MissingKeys`, what `check` returns, is the user's to read.
+// machine's typed `Data`, whose `carry` keeps the cross-period keys (the app driver hands it, as
+// `AppSpec::carry`, to `Periods::start_new_period`) and whose `check` answers pre- and post-conditions through
+// `check_keys`, which is hidden from the documentation; `MissingKeys`, what `check` returns, is the user's to
+// read.
 
 use std::collections::BTreeSet;
 use std::error::Error;
