@@ -132,9 +132,9 @@ fn run() -> Outcome {
         return Outcome::Skipped("no `nvim` on PATH (Debian: apt-get install neovim)".to_string());
     };
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nvim_e2e");
-    let tmp = TempDir::new();
+    let tmp = fsmc_testkit::scratch(NAME);
     // Canonical, so that the paths Neovim and the server print are the ones compared here.
-    let dir = tmp.path.canonicalize().expect("temp dir");
+    let dir = tmp.path().canonicalize().expect("scratch dir");
     // The specs have a directory of their own: it is the workspace folder, which the server searches.
     let specs = dir.join("specs");
     std::fs::create_dir_all(&specs).expect("specs dir");
@@ -371,21 +371,19 @@ fn diagnostics(published: &Value) -> Vec<Diag> {
 /// `fsmc check --message-format json SPEC`, in-process: the diagnostics in the spec itself (1-based lines and
 /// columns made 0-based; the fixtures are ASCII, so columns are characters in any encoding).
 fn check_json(spec: &Path) -> Vec<Diag> {
-    let argv: Vec<OsString> = vec![
-        "fsmc".into(),
+    let args: [OsString; 4] = [
         "check".into(),
         "--message-format".into(),
         "json".into(),
         spec.into(),
     ];
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    fsmc::cli::run(argv, &mut out, &mut err, false);
+    let out =
+        fsmc_testkit::capture(args, |argv, out, err| fsmc::cli::run(argv, out, err, false)).stdout;
     let name = spec
         .file_name()
         .and_then(|n| n.to_str())
         .expect("file name");
-    let mut diags: Vec<Diag> = String::from_utf8(out)
-        .expect("UTF-8")
+    let mut diags: Vec<Diag> = out
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("a JSON diagnostic per line"))
         .filter(|d| {
@@ -427,29 +425,6 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
         .find(|p| p.is_file())
-}
-
-/// A fresh directory under the system's temp directory, removed with everything in it when dropped (also when
-/// an assertion fails).
-struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    fn new() -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!("fsmc-{NAME}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&path).expect("temp dir");
-        TempDir { path }
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
 }
 
 /// Neovim, killed if the test fails before it exits.

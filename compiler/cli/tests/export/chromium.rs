@@ -13,7 +13,7 @@
 //! the test instead of skipping it.
 
 use crate::TB;
-use crate::{assert_checked, scratch};
+use crate::assert_checked;
 use fsmc::export;
 use fsmc::export::Direction;
 use std::path::{Path, PathBuf};
@@ -85,6 +85,18 @@ const DRIVER: &str = r#"
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 800;
+
+/// A directory for one test's pages, profile and screenshot, emptied first and kept afterwards (under the target
+/// directory, not a scratch directory that is removed): the test prints the screenshot's path for a person to
+/// look at.
+fn kept(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("export")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the test's directory");
+    dir
+}
 
 fn find_chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -158,7 +170,7 @@ fn html_page_renders_the_states_in_headless_chromium() {
         eprintln!("skipping: no `chromium` on PATH");
         return;
     };
-    let dir = scratch("chromium");
+    let dir = kept("chromium");
     let c = fsmc_driver::compile_str("oracle.fsm", SPEC, &dir, &fsmc_driver::Options::default());
     let checked = assert_checked(&c, "the oracle spec");
     let target = export::select(checked, Some("OracleAbciApp")).expect("the app");
@@ -424,7 +436,7 @@ fn shipped_specs_are_drawn_without_overlaps_and_open_fitted() {
         eprintln!("skipping: no `chromium` on PATH");
         return;
     };
-    let dir = scratch("chromium-specs");
+    let dir = kept("chromium-specs");
     let specs = fsmc_testkit::specs();
     let mut files = Vec::new();
     fsmc::cli::collect_specs(&specs, &mut files).expect("read specs/");

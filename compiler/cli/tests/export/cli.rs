@@ -1,6 +1,6 @@
 //! The command line: which machine is exported, exit codes, `-o`, and nothing written on errors.
 
-use crate::{run, scratch};
+use crate::run;
 
 /// A spec with two machines and an app composing them.
 const TWO: &str = r#"
@@ -35,7 +35,8 @@ fn write_spec(dir: &std::path::Path, text: &str) -> String {
 
 #[test]
 fn several_items_need_a_choice_and_the_error_lists_them() {
-    let dir = scratch("cli-choice");
+    let scratch = fsmc_testkit::scratch("export-cli-choice");
+    let dir = scratch.path();
     let spec = write_spec(&dir, TWO);
     let (code, out, err) = run(&["export", &spec]);
     assert_eq!((code, out.as_str()), (2, ""));
@@ -56,7 +57,8 @@ fn several_items_need_a_choice_and_the_error_lists_them() {
 
 #[test]
 fn an_app_exports_its_composition_under_its_label() {
-    let dir = scratch("cli-app");
+    let scratch = fsmc_testkit::scratch("export-cli-app");
+    let dir = scratch.path();
     let spec = write_spec(&dir, TWO);
     let (code, out, err) = run(&[
         "export",
@@ -91,7 +93,8 @@ transition_func:
 
 #[test]
 fn graph_formats_and_output_file() {
-    let dir = scratch("cli-graph");
+    let scratch = fsmc_testkit::scratch("export-cli-graph");
+    let dir = scratch.path();
     let spec = write_spec(&dir, TWO);
     for (format, start) in [
         ("dot", "digraph \"packages.example.BothAbciApp\" {\n"),
@@ -125,7 +128,8 @@ fn graph_formats_and_output_file() {
 
 #[test]
 fn errors_write_nothing() {
-    let dir = scratch("cli-errors");
+    let scratch = fsmc_testkit::scratch("export-cli-errors");
+    let dir = scratch.path();
     let spec = write_spec(
         &dir,
         &TWO.replace(
@@ -165,7 +169,8 @@ fn errors_write_nothing() {
 
 #[test]
 fn machines_yaml_cannot_express_are_refused_with_a_reason() {
-    let dir = scratch("cli-guarded");
+    let scratch = fsmc_testkit::scratch("export-cli-guarded");
+    let dir = scratch.path();
     let spec = write_spec(
         &dir,
         "machine Door {\n    event open;\n    start default state Closed;\n    state Open;\n    final state Broken;\n    \
@@ -194,7 +199,8 @@ fn machines_yaml_cannot_express_are_refused_with_a_reason() {
 
 #[test]
 fn graph_direction_is_top_to_bottom_by_default_and_every_format_agrees() {
-    let dir = scratch("cli-direction");
+    let scratch = fsmc_testkit::scratch("export-cli-direction");
+    let dir = scratch.path();
     let spec = write_spec(&dir, TWO);
     // The `y` (top to bottom) or `x` (left to right) of a state's box in an SVG drawing.
     let position = |svg: &str, state: &str, axis: &str| -> f64 {
