@@ -14,11 +14,9 @@ fn check(fixture: &str, expect: Expect) {
         .into_iter()
         .flatten()
         .map(|i| {
-            format!(
-                "{} ({})\n",
-                i["label"].as_str().unwrap_or_default(),
-                i["kind"]
-            )
+            let kind: Option<lsp_types::CompletionItemKind> =
+                serde_json::from_value(i["kind"].clone()).ok();
+            format!("{} ({kind:?})\n", i["label"].as_str().unwrap_or_default())
         })
         .collect();
     expect.assert_eq(&actual);
@@ -34,9 +32,9 @@ fn after_an_open_paren_the_states() {
     check(
         &in_price("    ("),
         expect![[r#"
-        CollectPriceRound (20)
-        FinishedPriceRound (20)
-    "#]],
+            CollectPriceRound (Some(EnumMember))
+            FinishedPriceRound (Some(EnumMember))
+        "#]],
     );
 }
 
@@ -45,10 +43,10 @@ fn after_a_state_and_a_comma_the_events() {
     check(
         &in_price("    (CollectPriceRound, "),
         expect![[r#"
-        DONE (23)
-        NO_MAJORITY (23)
-        ROUND_TIMEOUT (23)
-    "#]],
+            DONE (Some(Event))
+            NO_MAJORITY (Some(Event))
+            ROUND_TIMEOUT (Some(Event))
+        "#]],
     );
 }
 
@@ -57,8 +55,8 @@ fn after_an_arrow_the_states_starting_with_what_is_typed() {
     check(
         &in_price("    (CollectPriceRound, DONE) -> Fin"),
         expect![[r#"
-            CollectPriceRound (20)
-            FinishedPriceRound (20)
+            CollectPriceRound (Some(EnumMember))
+            FinishedPriceRound (Some(EnumMember))
         "#]],
     );
 }
@@ -68,10 +66,10 @@ fn after_a_transition_its_keywords() {
     check(
         &in_price("    (CollectPriceRound, DONE) -> FinishedPriceRound "),
         expect![[r#"
-            if (14)
-            unless (14)
-            do (14)
-            persist (14)
+            if (Some(Keyword))
+            unless (Some(Keyword))
+            do (Some(Keyword))
+            persist (Some(Keyword))
         "#]],
     );
 }
@@ -81,16 +79,16 @@ fn after_a_state_name_and_colon_the_round_kinds() {
     check(
         &in_price("    state Voting: "),
         expect![[r#"
-        collect_same_until_all (13)
-        collect_different_until_all (13)
-        collect_same_until_threshold (13)
-        collect_different_until_threshold (13)
-        collect_non_empty_until_threshold (13)
-        only_keeper_sends (13)
-        voting (13)
-        degenerate (13)
-        custom (13)
-    "#]],
+            collect_same_until_all (Some(Enum))
+            collect_different_until_all (Some(Enum))
+            collect_same_until_threshold (Some(Enum))
+            collect_different_until_threshold (Some(Enum))
+            collect_non_empty_until_threshold (Some(Enum))
+            only_keeper_sends (Some(Enum))
+            voting (Some(Enum))
+            degenerate (Some(Enum))
+            custom (Some(Enum))
+        "#]],
     );
 }
 
@@ -99,33 +97,33 @@ fn in_a_state_body_its_properties_then_keys_and_events() {
     check(
         &in_price("    state Voting { "),
         expect![[r#"
-        reads (10)
-        writes (10)
-        requires (10)
-        ensures (10)
-        done (10)
-        none (10)
-        no_majority (10)
-        negative (10)
-        fail (10)
-        reset (10)
-        payload (10)
-        registration (10)
-        elects_keeper (10)
-    "#]],
+            reads (Some(Property))
+            writes (Some(Property))
+            requires (Some(Property))
+            ensures (Some(Property))
+            done (Some(Property))
+            none (Some(Property))
+            no_majority (Some(Property))
+            negative (Some(Property))
+            fail (Some(Property))
+            reset (Some(Property))
+            payload (Some(Property))
+            registration (Some(Property))
+            elects_keeper (Some(Property))
+        "#]],
     );
     check(
         &in_price("    state Voting { reads price, "),
         expect![[r#"
-            price (5)
+            price (Some(Field))
         "#]],
     );
     check(
         &in_price("    state Voting { no_majority = "),
         expect![[r#"
-            DONE (23)
-            NO_MAJORITY (23)
-            ROUND_TIMEOUT (23)
+            DONE (Some(Event))
+            NO_MAJORITY (Some(Event))
+            ROUND_TIMEOUT (Some(Event))
         "#]],
     );
 }
@@ -135,23 +133,23 @@ fn in_a_machine_body_the_statements_and_after_start_its_modifiers() {
     check(
         &in_price("    "),
         expect![[r#"
-        event (14)
-        key (14)
-        cross_period (14)
-        state (14)
-        start (14)
-        default (14)
-        final (14)
-        label (10)
-    "#]],
+            event (Some(Keyword))
+            key (Some(Keyword))
+            cross_period (Some(Keyword))
+            state (Some(Keyword))
+            start (Some(Keyword))
+            default (Some(Keyword))
+            final (Some(Keyword))
+            label (Some(Property))
+        "#]],
     );
     check(
         &in_price("    start "),
         expect![[r#"
-        default (14)
-        final (14)
-        state (14)
-    "#]],
+            default (Some(Keyword))
+            final (Some(Keyword))
+            state (Some(Keyword))
+        "#]],
     );
 }
 
@@ -167,8 +165,8 @@ fn in_an_app_the_machines_of_the_chain_then_their_states() {
             "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain $0\n}\n",
         ),
         expect![[r#"
-            PriceAbciApp (7)
-            Registration (7)
+            PriceAbciApp (Some(Class))
+            Registration (Some(Class))
         "#]],
     );
     check(
@@ -176,8 +174,8 @@ fn in_an_app_the_machines_of_the_chain_then_their_states() {
             "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain Registration, PriceAbciApp;\n    Registration::$0\n}\n",
         ),
         expect![[r#"
-            FinishedRegistrationRound (20)
-            RegistrationRound (20)
+            FinishedRegistrationRound (Some(EnumMember))
+            RegistrationRound (Some(EnumMember))
         "#]],
     );
 }
@@ -187,14 +185,14 @@ fn in_an_attribute_the_lints() {
     check(
         "#![allow($0\nmachine M {}\n",
         expect![[r#"
-        no_path_to_final (21)
-        event_never_handled (21)
-        shared_event (21)
-        unused_key (21)
-        redundant_persistence (21)
-        state_naming (21)
-        app_naming (21)
-    "#]],
+            no_path_to_final (Some(Constant))
+            event_never_handled (Some(Constant))
+            shared_event (Some(Constant))
+            unused_key (Some(Constant))
+            redundant_persistence (Some(Constant))
+            state_naming (Some(Constant))
+            app_naming (Some(Constant))
+        "#]],
     );
 }
 

@@ -139,7 +139,12 @@ impl Session {
 
     /// The path of the fixture's file `i`.
     pub fn path(&self, i: usize) -> PathBuf {
-        self.root.join(&self.fixture.files[i].name)
+        self.path_of(&self.fixture.files[i].name)
+    }
+
+    /// The path of a file of the workspace.
+    pub fn path_of(&self, name: &str) -> PathBuf {
+        self.root.join(name)
     }
 
     /// Opens the fixture's file `i` in the server, with its text.

@@ -12,11 +12,21 @@ fn locations(s: &Session, v: &Value) -> String {
         Value::Null => Vec::new(),
         one => vec![one.clone()],
     };
-    let mut lines: Vec<String> = list
+    let mut list: Vec<(String, u64, u64, String)> = list
         .iter()
-        .map(|l| s.location(l["uri"].as_str().unwrap_or_default(), &l["range"]))
+        .map(|l| {
+            let uri = l["uri"].as_str().unwrap_or_default();
+            let start = &l["range"]["start"];
+            (
+                s.name(uri),
+                start["line"].as_u64().unwrap_or_default(),
+                start["character"].as_u64().unwrap_or_default(),
+                s.location(uri, &l["range"]),
+            )
+        })
         .collect();
-    lines.sort();
+    list.sort();
+    let lines: Vec<String> = list.into_iter().map(|(_, _, _, l)| l).collect();
     if lines.is_empty() {
         return "none\n".to_string();
     }
@@ -112,26 +122,26 @@ fn references_of_a_state_across_files() {
         &fixture,
         true,
         expect![[r#"
-        main.fsm 6:33-6:50 `CollectPriceRound`
-        price.fsm 14:5-14:22 `CollectPriceRound`
-        price.fsm 15:40-15:57 `CollectPriceRound`
-        price.fsm 15:5-15:22 `CollectPriceRound`
-        price.fsm 16:42-16:59 `CollectPriceRound`
-        price.fsm 16:5-16:22 `CollectPriceRound`
-        price.fsm 8:24-8:41 `CollectPriceRound`
-    "#]],
+            main.fsm 6:33-6:50 `CollectPriceRound`
+            price.fsm 8:24-8:41 `CollectPriceRound`
+            price.fsm 14:5-14:22 `CollectPriceRound`
+            price.fsm 15:5-15:22 `CollectPriceRound`
+            price.fsm 15:40-15:57 `CollectPriceRound`
+            price.fsm 16:5-16:22 `CollectPriceRound`
+            price.fsm 16:42-16:59 `CollectPriceRound`
+        "#]],
     );
     check_references(
         &fixture,
         false,
         expect![[r#"
-        main.fsm 6:33-6:50 `CollectPriceRound`
-        price.fsm 14:5-14:22 `CollectPriceRound`
-        price.fsm 15:40-15:57 `CollectPriceRound`
-        price.fsm 15:5-15:22 `CollectPriceRound`
-        price.fsm 16:42-16:59 `CollectPriceRound`
-        price.fsm 16:5-16:22 `CollectPriceRound`
-    "#]],
+            main.fsm 6:33-6:50 `CollectPriceRound`
+            price.fsm 14:5-14:22 `CollectPriceRound`
+            price.fsm 15:5-15:22 `CollectPriceRound`
+            price.fsm 15:40-15:57 `CollectPriceRound`
+            price.fsm 16:5-16:22 `CollectPriceRound`
+            price.fsm 16:42-16:59 `CollectPriceRound`
+        "#]],
     );
 }
 
@@ -141,9 +151,9 @@ fn references_of_a_key_and_of_a_machine() {
         &oracle(MAIN, &mark(PRICE, "price", 1, 0)),
         true,
         expect![[r#"
+            price.fsm 5:21-5:26 `price`
             price.fsm 10:15-10:20 `price`
             price.fsm 12:57-12:62 `price`
-            price.fsm 5:21-5:26 `price`
         "#]],
     );
     check_references(

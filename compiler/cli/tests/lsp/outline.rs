@@ -1,9 +1,9 @@
 //! The outline (document symbols: machines with their events, keys and states; an app's file with its imports)
 //! and semantic tokens (every name coloured by what it is, wherever it is written).
 
-use crate::fixture::{MAIN, PRICE, Session, oracle, position, span};
+use crate::fixture::{MAIN, PRICE, Session, offset, oracle, span};
 use expect_test::{Expect, expect};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 /// The symbols of the cursor's file (or the first file), as an indented tree: name, kind, detail, range.
 fn check_symbols(fixture: &str, file: usize, expect: Expect) {
@@ -16,7 +16,8 @@ fn check_symbols(fixture: &str, file: usize, expect: Expect) {
                 "{}{} ({}) {} {}\n",
                 "  ".repeat(depth),
                 sym["name"].as_str().unwrap_or_default(),
-                sym["kind"],
+                serde_json::from_value::<lsp_types::SymbolKind>(sym["kind"].clone())
+                    .map_or_else(|_| sym["kind"].to_string(), |k| format!("{k:?}")),
                 sym["detail"].as_str().unwrap_or("-"),
                 span(&sym["selectionRange"]),
             ));
@@ -49,8 +50,8 @@ fn check_tokens(fixture: &str, expect: Expect) {
         }
         line += t[0];
         col += t[1];
-        let row = text.lines().nth(line as usize).unwrap_or_default();
-        let word = row.get(col as usize..(col + t[2]) as usize).unwrap_or("?");
+        let at = |character: u64| offset(&text, &json!({ "line": line, "character": character }));
+        let word = text.get(at(col)..at(col + t[2])).unwrap_or("?");
         out.push_str(&format!(
             "{line}:{col} {word} {} {}\n",
             init_legend.get(t[3] as usize).map_or("?", String::as_str),
@@ -80,14 +81,14 @@ fn a_machine_and_its_declarations() {
         &oracle(MAIN, PRICE),
         1,
         expect![[r#"
-        PriceAbciApp (5) abci 1:8-1:20
-          DONE (24) - 2:10-2:14
-          NO_MAJORITY (24) - 2:16-2:27
-          ROUND_TIMEOUT (24) timeout 30s 4:10-4:23
-          price (8) u64 5:21-5:26
-          CollectPriceRound (22) start default collect_same_until_threshold 8:24-8:41
-          FinishedPriceRound (22) final degenerate 12:16-12:34
-    "#]],
+            PriceAbciApp (Class) abci 1:8-1:20
+              DONE (Event) - 2:10-2:14
+              NO_MAJORITY (Event) - 2:16-2:27
+              ROUND_TIMEOUT (Event) timeout 30s 4:10-4:23
+              price (Field) u64 5:21-5:26
+              CollectPriceRound (EnumMember) start default collect_same_until_threshold 8:24-8:41
+              FinishedPriceRound (EnumMember) final degenerate 12:16-12:34
+        "#]],
     );
 }
 
@@ -97,10 +98,10 @@ fn an_apps_file_with_its_imports() {
         &oracle(MAIN, PRICE),
         0,
         expect![[r#"
-        price.fsm (1) - 0:7-0:18
-        registration/fsm_specification.yaml (1) as Registration 1:7-1:44
-        OracleAbciApp (2) Registration → PriceAbciApp 4:4-4:17
-    "#]],
+            price.fsm (File) - 0:7-0:18
+            registration/fsm_specification.yaml (File) as Registration 1:7-1:44
+            OracleAbciApp (Module) Registration → PriceAbciApp 4:4-4:17
+        "#]],
     );
 }
 
@@ -110,11 +111,11 @@ fn a_broken_file_shows_what_parsed() {
         "machine M { event GO; state A; (A, GO) -> }\nmachine N { state B;",
         0,
         expect![[r#"
-            M (5) - 0:8-0:9
-              GO (24) - 0:18-0:20
-              A (22) - 0:28-0:29
-            N (5) - 1:8-1:9
-              B (22) - 1:18-1:19
+            M (Class) - 0:8-0:9
+              GO (Event) - 0:18-0:20
+              A (EnumMember) - 0:28-0:29
+            N (Class) - 1:8-1:9
+              B (EnumMember) - 1:18-1:19
         "#]],
     );
 }
@@ -234,31 +235,27 @@ fn semantic_tokens_of_an_app_and_a_genie_machine() {
 
 #[test]
 fn positions_count_utf16_units() {
-    // A name after a wide character: its column counts the character as two units.
+    // A name after a wide character on its line: its column counts the character as two units.
     let text =
-        "/// 😀\nmachine M { event GO; start default state A; final state B; (A, GO) -> B; }\n";
-    assert_eq!(
-        position(text, text.len()),
-        serde_json::json!({ "line": 2, "character": 0 })
-    );
+        "machine M { /* 😀 */ event GO; start default state A; final state B; (A, GO) -> B; }\n";
     check_tokens(
         text,
         expect![[r#"
-        0:0 ? comment 2
-        1:0 machine keyword 0
-        1:8 M class 1
-        1:12 event keyword 0
-        1:18 GO event 1
-        1:22 start keyword 0
-        1:28 default keyword 0
-        1:36 state keyword 0
-        1:42 A enumMember 1
-        1:45 final keyword 0
-        1:51 state keyword 0
-        1:57 B enumMember 1
-        1:61 A enumMember 0
-        1:64 GO event 0
-        1:71 B enumMember 0
-    "#]],
+            0:0 machine keyword 0
+            0:8 M class 1
+            0:12 /* 😀 */ comment 0
+            0:21 event keyword 0
+            0:27 GO event 1
+            0:31 start keyword 0
+            0:37 default keyword 0
+            0:45 state keyword 0
+            0:51 A enumMember 1
+            0:54 final keyword 0
+            0:60 state keyword 0
+            0:66 B enumMember 1
+            0:70 A enumMember 0
+            0:73 GO event 0
+            0:80 B enumMember 0
+        "#]],
     );
 }

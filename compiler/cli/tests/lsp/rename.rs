@@ -1,8 +1,9 @@
 //! Rename and prepareRename: a state, an event or a key renamed in every file that names it (an open document's
 //! edit carries its version, a file on disk none), and the renames refused with a reason.
 
-use crate::fixture::{MAIN, PRICE, Session, mark, oracle, workspace_edit};
+use crate::fixture::{MAIN, PRICE, Session, apply, mark, oracle, workspace_edit};
 use expect_test::{Expect, expect};
+use serde_json::Value;
 
 fn check_prepare(fixture: &str, expect: Expect) {
     let mut s = Session::new(fixture);
@@ -33,7 +34,10 @@ fn check(fixture: &str, new_name: &str, expect: Expect) {
             e["code"],
             e["message"].as_str().unwrap_or_default()
         ),
-        None => workspace_edit(&s, &r["result"]),
+        None => {
+            still_checks_clean(&s, &r["result"]);
+            workspace_edit(&s, &r["result"])
+        }
     };
     expect.assert_eq(&actual);
 }
@@ -169,4 +173,27 @@ fn renames_that_would_break_the_spec_are_refused() {
         "Other",
         expect!["error -32803: only states, events and keys can be renamed"],
     );
+}
+
+/// The workspace with the rename's edits applied (in a copy) checks clean.
+fn still_checks_clean(s: &Session, edit: &Value) {
+    let copy = fsmc_testkit::scratch("lsp-renamed");
+    for f in &s.fixture.files {
+        let uri = crate::fixture::uri(&s.path_of(&f.name));
+        let change = edit["documentChanges"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["textDocument"]["uri"] == uri.as_str());
+        let text = match change {
+            Some(c) => apply(&f.text, c["edits"].as_array().map_or(&[], Vec::as_slice)),
+            None => f.text.clone(),
+        };
+        fsmc_testkit::write(copy.path(), &f.name, text);
+    }
+    for f in &s.fixture.files {
+        let c = fsmc_driver::compile(&copy.path().join(&f.name), &fsmc_driver::Options::default())
+            .expect("readable");
+        assert!(c.diagnostics.is_empty(), "{}: {:?}", f.name, c.diagnostics);
+    }
 }
