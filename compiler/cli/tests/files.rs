@@ -119,7 +119,7 @@ fn an_import_through_a_link_cannot_leave_the_allowed_directories() {
     write(
         s.path(),
         "root/main.fsm",
-        &format!("import \"link.fsm\";\n{SPEC}"),
+        format!("import \"link.fsm\";\n{SPEC}"),
     );
     let o = fsmc(&s.path().join("root"), &["check", "main.fsm"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
@@ -205,7 +205,7 @@ fn gen_replaces_its_output_whole_or_not_at_all() {
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(!s.path().join("gone").exists());
     // A spec that changed rewrites the file whole; no temporary file is left beside it.
-    write(s.path(), "door.fsm", &SPEC.replace("Opened", "Ajar"));
+    write(s.path(), "door.fsm", SPEC.replace("Opened", "Ajar"));
     let o = fsmc(s.path(), &["gen", "door.fsm", "-o", "door.rs"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     let now = std::fs::read_to_string(s.path().join("door.rs")).expect("written");
@@ -233,7 +233,7 @@ fn a_long_import_chain_reads_each_file_once() {
         files.push(write(
             s.path(),
             &format!("f{i}.fsm"),
-            &format!(
+            format!(
                 "{import}machine M{i} {{ event GO; start default state A{i}; final state B{i}; (A{i}, GO) -> B{i}; }}\n"
             ),
         ));

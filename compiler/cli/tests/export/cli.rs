@@ -37,7 +37,7 @@ fn write_spec(dir: &std::path::Path, text: &str) -> String {
 fn several_items_need_a_choice_and_the_error_lists_them() {
     let scratch = fsmc_testkit::scratch("export-cli-choice");
     let dir = scratch.path();
-    let spec = write_spec(&dir, TWO);
+    let spec = write_spec(dir, TWO);
     let (code, out, err) = run(&["export", &spec]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
@@ -59,7 +59,7 @@ fn several_items_need_a_choice_and_the_error_lists_them() {
 fn an_app_exports_its_composition_under_its_label() {
     let scratch = fsmc_testkit::scratch("export-cli-app");
     let dir = scratch.path();
-    let spec = write_spec(&dir, TWO);
+    let spec = write_spec(dir, TWO);
     let (code, out, err) = run(&[
         "export",
         "--format",
@@ -95,7 +95,7 @@ transition_func:
 fn graph_formats_and_output_file() {
     let scratch = fsmc_testkit::scratch("export-cli-graph");
     let dir = scratch.path();
-    let spec = write_spec(&dir, TWO);
+    let spec = write_spec(dir, TWO);
     for (format, start) in [
         ("dot", "digraph \"packages.example.BothAbciApp\" {\n"),
         ("mermaid", "stateDiagram-v2\n"),
@@ -131,7 +131,7 @@ fn errors_write_nothing() {
     let scratch = fsmc_testkit::scratch("export-cli-errors");
     let dir = scratch.path();
     let spec = write_spec(
-        &dir,
+        dir,
         &TWO.replace(
             "(SecondRound, DONE) -> FinishedSecondRound;",
             "(SecondRound, DONE) -> Nowhere;",
@@ -172,7 +172,7 @@ fn machines_yaml_cannot_express_are_refused_with_a_reason() {
     let scratch = fsmc_testkit::scratch("export-cli-guarded");
     let dir = scratch.path();
     let spec = write_spec(
-        &dir,
+        dir,
         "machine Door {\n    event open;\n    start default state Closed;\n    state Open;\n    final state Broken;\n    \
          (Closed, open) -> Open if unlocked;\n    (Closed, open) -> Broken;\n    (Open, open) -> Broken;\n}\n",
     );
@@ -201,7 +201,7 @@ fn machines_yaml_cannot_express_are_refused_with_a_reason() {
 fn graph_direction_is_top_to_bottom_by_default_and_every_format_agrees() {
     let scratch = fsmc_testkit::scratch("export-cli-direction");
     let dir = scratch.path();
-    let spec = write_spec(&dir, TWO);
+    let spec = write_spec(dir, TWO);
     // The `y` (top to bottom) or `x` (left to right) of a state's box in an SVG drawing.
     let position = |svg: &str, state: &str, axis: &str| -> f64 {
         let at = svg
