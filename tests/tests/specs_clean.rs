@@ -3,7 +3,7 @@
 
 use fsmc_testkit::workspace;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Every spec `fsmc check specs` would check: `specs/invalid/` holds a `.fsmcignore` and is skipped.
 fn clean_specs() -> Vec<PathBuf> {
