@@ -6,20 +6,20 @@
 //! caller's business. The steps, each linear or close to it in the size of the layered graph (states, one bend
 //! point per layer a long arrow crosses, and label boxes), each in a module of its own:
 //!
-//! 1. **Cycle breaking** ([`cycles`]): a depth-first search from the roots (start marks, then start states)
+//! 1. **Cycle breaking** (`cycles`): a depth-first search from the roots (start marks, then start states)
 //!    reverses its back edges, so retries and resets point up and the machine's flow points down.
-//! 2. **Layering** ([`layering`]): longest path from the sources, then each node with more arrows out than in
+//! 2. **Layering** (`layering`): longest path from the sources, then each node with more arrows out than in
 //!    is moved as far down as its successors allow (shorter arrows). Ranks are doubled: the odd layers between
 //!    two ranks hold the labels of the arrows that cross them, as boxes of their own.
-//! 3. **Long arrows** ([`layered`]) get a virtual node in every layer they cross; a label becomes the virtual
+//! 3. **Long arrows** (`layered`) get a virtual node in every layer they cross; a label becomes the virtual
 //!    node of its arrow's middle odd layer, with the label's size, the line running along the box's left side.
-//! 4. **Crossing reduction** ([`ordering`]): barycenter sweeps down and up, a bounded number of times, keeping
+//! 4. **Crossing reduction** (`ordering`): barycenter sweeps down and up, a bounded number of times, keeping
 //!    the order with the fewest crossings (counted exactly, with a Fenwick tree), then adjacent swaps on small
 //!    graphs. The states of one cluster (a composed app's original machine) are kept together in every layer.
-//! 5. **Coordinates** ([`coordinates`]): Brandes and Köpf's four alignments, balanced, with each node's own left
+//! 5. **Coordinates** (`coordinates`): Brandes and Köpf's four alignments, balanced, with each node's own left
 //!    and right extent (a label box extends to the right of its line; a state with a self-loop reserves room
 //!    for the loop and its label). Long arrows come out straight.
-//! 6. **Routing** ([`routing`]): inside a layer's band every arrow runs vertically at its node's position
+//! 6. **Routing** (`routing`): inside a layer's band every arrow runs vertically at its node's position
 //!    (boxes in a layer are disjoint, so no line crosses a box), and between two bands it is an S-shaped cubic
 //!    curve whose control points stay between the bands (a band holding only bends of long arrows has no boxes
 //!    to avoid, and the curve passes through it). Several arrows at one side of a state get spread ports,
@@ -27,7 +27,7 @@
 //!    right), their labels beside them.
 //!
 //! Everything is computed top to bottom; a left-to-right drawing is laid out with widths and heights swapped
-//! and transposed at the end ([`frame`]), so text stays horizontal. The result depends only on the input's
+//! and transposed at the end (`frame`), so text stays horizontal. The result depends only on the input's
 //! order (no hashing, no randomness): the same graph gives the same positions, bit for bit. Nothing here panics
 //! on any input: out-of-range edges are ignored and sizes that are not finite count as zero.
 //!

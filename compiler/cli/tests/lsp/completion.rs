@@ -14,9 +14,9 @@ fn check(fixture: &str, expect: Expect) {
         .into_iter()
         .flatten()
         .map(|i| {
-            let kind: Option<lsp_types::CompletionItemKind> =
-                serde_json::from_value(i["kind"].clone()).ok();
-            format!("{} ({kind:?})\n", i["label"].as_str().unwrap_or_default())
+            let kind = serde_json::from_value::<lsp_types::CompletionItemKind>(i["kind"].clone())
+                .map_or_else(|_| i["kind"].to_string(), |k| format!("{k:?}"));
+            format!("{} ({kind})\n", i["label"].as_str().unwrap_or_default())
         })
         .collect();
     expect.assert_eq(&actual);
@@ -32,8 +32,8 @@ fn after_an_open_paren_the_states() {
     check(
         &in_price("    ("),
         expect![[r#"
-            CollectPriceRound (Some(EnumMember))
-            FinishedPriceRound (Some(EnumMember))
+            CollectPriceRound (EnumMember)
+            FinishedPriceRound (EnumMember)
         "#]],
     );
 }
@@ -43,9 +43,9 @@ fn after_a_state_and_a_comma_the_events() {
     check(
         &in_price("    (CollectPriceRound, "),
         expect![[r#"
-            DONE (Some(Event))
-            NO_MAJORITY (Some(Event))
-            ROUND_TIMEOUT (Some(Event))
+            DONE (Event)
+            NO_MAJORITY (Event)
+            ROUND_TIMEOUT (Event)
         "#]],
     );
 }
@@ -55,8 +55,8 @@ fn after_an_arrow_the_states_starting_with_what_is_typed() {
     check(
         &in_price("    (CollectPriceRound, DONE) -> Fin"),
         expect![[r#"
-            CollectPriceRound (Some(EnumMember))
-            FinishedPriceRound (Some(EnumMember))
+            CollectPriceRound (EnumMember)
+            FinishedPriceRound (EnumMember)
         "#]],
     );
 }
@@ -66,10 +66,10 @@ fn after_a_transition_its_keywords() {
     check(
         &in_price("    (CollectPriceRound, DONE) -> FinishedPriceRound "),
         expect![[r#"
-            if (Some(Keyword))
-            unless (Some(Keyword))
-            do (Some(Keyword))
-            persist (Some(Keyword))
+            if (Keyword)
+            unless (Keyword)
+            do (Keyword)
+            persist (Keyword)
         "#]],
     );
 }
@@ -79,15 +79,15 @@ fn after_a_state_name_and_colon_the_round_kinds() {
     check(
         &in_price("    state Voting: "),
         expect![[r#"
-            collect_same_until_all (Some(Enum))
-            collect_different_until_all (Some(Enum))
-            collect_same_until_threshold (Some(Enum))
-            collect_different_until_threshold (Some(Enum))
-            collect_non_empty_until_threshold (Some(Enum))
-            only_keeper_sends (Some(Enum))
-            voting (Some(Enum))
-            degenerate (Some(Enum))
-            custom (Some(Enum))
+            collect_same_until_all (Enum)
+            collect_different_until_all (Enum)
+            collect_same_until_threshold (Enum)
+            collect_different_until_threshold (Enum)
+            collect_non_empty_until_threshold (Enum)
+            only_keeper_sends (Enum)
+            voting (Enum)
+            degenerate (Enum)
+            custom (Enum)
         "#]],
     );
 }
@@ -97,33 +97,33 @@ fn in_a_state_body_its_properties_then_keys_and_events() {
     check(
         &in_price("    state Voting { "),
         expect![[r#"
-            reads (Some(Property))
-            writes (Some(Property))
-            requires (Some(Property))
-            ensures (Some(Property))
-            done (Some(Property))
-            none (Some(Property))
-            no_majority (Some(Property))
-            negative (Some(Property))
-            fail (Some(Property))
-            reset (Some(Property))
-            payload (Some(Property))
-            registration (Some(Property))
-            elects_keeper (Some(Property))
+            reads (Property)
+            writes (Property)
+            requires (Property)
+            ensures (Property)
+            done (Property)
+            none (Property)
+            no_majority (Property)
+            negative (Property)
+            fail (Property)
+            reset (Property)
+            payload (Property)
+            registration (Property)
+            elects_keeper (Property)
         "#]],
     );
     check(
         &in_price("    state Voting { reads price, "),
         expect![[r#"
-            price (Some(Field))
+            price (Field)
         "#]],
     );
     check(
         &in_price("    state Voting { no_majority = "),
         expect![[r#"
-            DONE (Some(Event))
-            NO_MAJORITY (Some(Event))
-            ROUND_TIMEOUT (Some(Event))
+            DONE (Event)
+            NO_MAJORITY (Event)
+            ROUND_TIMEOUT (Event)
         "#]],
     );
 }
@@ -133,22 +133,22 @@ fn in_a_machine_body_the_statements_and_after_start_its_modifiers() {
     check(
         &in_price("    "),
         expect![[r#"
-            event (Some(Keyword))
-            key (Some(Keyword))
-            cross_period (Some(Keyword))
-            state (Some(Keyword))
-            start (Some(Keyword))
-            default (Some(Keyword))
-            final (Some(Keyword))
-            label (Some(Property))
+            event (Keyword)
+            key (Keyword)
+            cross_period (Keyword)
+            state (Keyword)
+            start (Keyword)
+            default (Keyword)
+            final (Keyword)
+            label (Property)
         "#]],
     );
     check(
         &in_price("    start "),
         expect![[r#"
-            default (Some(Keyword))
-            final (Some(Keyword))
-            state (Some(Keyword))
+            default (Keyword)
+            final (Keyword)
+            state (Keyword)
         "#]],
     );
 }
@@ -165,8 +165,8 @@ fn in_an_app_the_machines_of_the_chain_then_their_states() {
             "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain $0\n}\n",
         ),
         expect![[r#"
-            PriceAbciApp (Some(Class))
-            Registration (Some(Class))
+            PriceAbciApp (Class)
+            Registration (Class)
         "#]],
     );
     check(
@@ -174,8 +174,8 @@ fn in_an_app_the_machines_of_the_chain_then_their_states() {
             "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain Registration, PriceAbciApp;\n    Registration::$0\n}\n",
         ),
         expect![[r#"
-            FinishedRegistrationRound (Some(EnumMember))
-            RegistrationRound (Some(EnumMember))
+            FinishedRegistrationRound (EnumMember)
+            RegistrationRound (EnumMember)
         "#]],
     );
 }
@@ -185,13 +185,13 @@ fn in_an_attribute_the_lints() {
     check(
         "#![allow($0\nmachine M {}\n",
         expect![[r#"
-            no_path_to_final (Some(Constant))
-            event_never_handled (Some(Constant))
-            shared_event (Some(Constant))
-            unused_key (Some(Constant))
-            redundant_persistence (Some(Constant))
-            state_naming (Some(Constant))
-            app_naming (Some(Constant))
+            no_path_to_final (Constant)
+            event_never_handled (Constant)
+            shared_event (Constant)
+            unused_key (Constant)
+            redundant_persistence (Constant)
+            state_naming (Constant)
+            app_naming (Constant)
         "#]],
     );
 }

@@ -143,14 +143,13 @@ fn a_yaml_file_changed_on_disk_is_published_under_its_own_name() {
     let mut s = Session::new(&oracle(MAIN, PRICE));
     assert_eq!(s.diagnostics(), []);
     let yaml = s.path(2);
-    std::fs::write(
-        &yaml,
-        REGISTRATION.replace(
-            "): FinishedRegistrationRound",
-            "): FinishedRegistrationRond",
-        ),
-    )
-    .expect("write the YAML");
+    // The file as the server reads it from disk, and as the rendering below reads it.
+    let broken = REGISTRATION.replace(
+        "): FinishedRegistrationRound",
+        "): FinishedRegistrationRond",
+    );
+    std::fs::write(&yaml, &broken).expect("write the YAML");
+    s.fixture.files[2].text = broken;
     s.notify(
         "workspace/didChangeWatchedFiles",
         json!({ "changes": [{ "uri": uri(&yaml), "type": 2 }] }),
@@ -177,7 +176,7 @@ fn a_yaml_file_changed_on_disk_is_published_under_its_own_name() {
             help: add a transition into it, mark it `start`, or remove it
             note: the composed machine fails E0301 (unreachable_state) once the chain is applied
             related: main.fsm 4:4-4:17 `OracleAbciApp` composed here
-        registration/fsm_specification.yaml 13:31-13:55 `FinishedRegistrationRoun` error E0104: state `FinishedRegistrationRond` is not in `states`
+        registration/fsm_specification.yaml 13:31-13:55 `FinishedRegistrationRond` error E0104: state `FinishedRegistrationRond` is not in `states`
             used in `transition_func`
             help: did you mean `FinishedRegistrationRound`?
     "#]].assert_eq(&diagnostics(&s, &published));
