@@ -1,7 +1,7 @@
 //! The outline (document symbols: machines with their events, keys and states; an app's file with its imports)
 //! and semantic tokens (every name coloured by what it is, wherever it is written).
 
-use crate::fixture::{MAIN, PRICE, Session, offset, oracle, span};
+use crate::fixture::{MAIN, PRICE, REGISTRATION, Session, offset, oracle, span};
 use expect_test::{Expect, expect};
 use serde_json::{Value, json};
 
@@ -101,6 +101,21 @@ fn an_apps_file_with_its_imports() {
             price.fsm (File) - 0:7-0:18
             registration/fsm_specification.yaml (File) as Registration 1:7-1:44
             OracleAbciApp (Module) Registration → PriceAbciApp 4:4-4:17
+        "#]],
+    );
+}
+
+#[test]
+fn an_open_autonomy_file_with_its_states_and_events() {
+    check_symbols(
+        &format!("//- /registration/fsm_specification.yaml\n{REGISTRATION}"),
+        0,
+        expect![[r#"
+            AgentRegistrationAbciApp (Class) abci 6:7-6:31
+              FinishedRegistrationRound (EnumMember) final 10:2-10:27
+              RegistrationRound (EnumMember) start default 11:2-11:19
+              DONE (Event) - 1:2-1:6
+              NO_MAJORITY (Event) - 2:2-2:13
         "#]],
     );
 }
