@@ -185,11 +185,18 @@ fn html_page_renders_the_states_in_headless_chromium() {
         .collect();
     assert_eq!(names.len(), 3, "{names:?}");
 
-    // The DOM after the script ran: every state drawn, the default start selected and described.
     let url = format!("file://{}", page.display());
-    let (dom, log) = chromium(&browser, &dir, &url, "--dump-dom");
+    default_start_is_described(&browser, &dir, &url, &names);
+    state_in_the_url_is_selected(&browser, &dir, &url);
+    clicks_wheel_and_drag_act(&browser, &dir, &page);
+    screenshot_shows_diagram_and_panel(&browser, &dir, &url);
+}
+
+/// The DOM after the script ran: every state drawn, the default start selected and described.
+fn default_start_is_described(browser: &Path, dir: &Path, url: &str, names: &[&str]) {
+    let (dom, log) = chromium(browser, dir, url, "--dump-dom");
     assert!(!log.contains("Uncaught"), "script error:\n{log}");
-    for name in &names {
+    for name in names {
         assert!(
             dom.contains(&format!("data-name=\"{name}\"")),
             "{name} is not drawn"
@@ -216,11 +223,13 @@ fn html_page_renders_the_states_in_headless_chromium() {
         dom.contains("class=\"state start default c0 selected\""),
         "the default start is not highlighted"
     );
+}
 
-    // `#State` selects and centres another state: its details, its edges highlighted.
+/// `#State` selects and centres another state: its details, its edges highlighted.
+fn state_in_the_url_is_selected(browser: &Path, dir: &Path, url: &str) {
     let (dom, log) = chromium(
-        &browser,
-        &dir,
+        browser,
+        dir,
         &format!("{url}#SubmitPriceRound"),
         "--dump-dom",
     );
@@ -241,10 +250,12 @@ fn html_page_renders_the_states_in_headless_chromium() {
         !dom.contains("<svg id=\"diagram\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "),
         "the view did not move to the state"
     );
+}
 
-    // Interaction, driven by events a script dispatches as a user's mouse would: a click on a state
-    // selects it, the wheel zooms in, a drag pans.
-    let html = std::fs::read_to_string(&page).expect("read the page");
+/// Interaction, driven by events a script dispatches as a user's mouse would: a click on a state selects it,
+/// the wheel zooms in, a drag pans.
+fn clicks_wheel_and_drag_act(browser: &Path, dir: &Path, page: &Path) {
+    let html = std::fs::read_to_string(page).expect("read the page");
     let driven = dir.join("oracle-driven.html");
     std::fs::write(
         &driven,
@@ -252,8 +263,8 @@ fn html_page_renders_the_states_in_headless_chromium() {
     )
     .expect("write the driven page");
     let (dom, log) = chromium(
-        &browser,
-        &dir,
+        browser,
+        dir,
         &format!("file://{}", driven.display()),
         "--dump-dom",
     );
@@ -286,13 +297,15 @@ fn html_page_renders_the_states_in_headless_chromium() {
         panned[0] < zoomed[0] && panned[1] < zoomed[1] && panned[2] == zoomed[2],
         "the drag did not pan: {zoomed:?} → {panned:?}"
     );
+}
 
-    // The screenshot: the diagram (left) and the panel (right) are drawn, clusters in their colours.
+/// The screenshot: the diagram (left) and the panel (right) are drawn, clusters in their colours.
+fn screenshot_shows_diagram_and_panel(browser: &Path, dir: &Path, url: &str) {
     let png = dir.join("oracle.png");
     chromium(
-        &browser,
-        &dir,
-        &url,
+        browser,
+        dir,
+        url,
         &format!("--screenshot={}", png.display()),
     );
     eprintln!("screenshot: {}", png.display());
