@@ -166,7 +166,20 @@ fn run() -> Outcome {
     );
     assert_eq!(results["main_filetype"], "fsm", "{context}");
 
-    // The diagnostics: those of `fsmc check`, at the same places, and in Neovim's diagnostic list.
+    diagnostics_are_those_of_check(&results, &main, &expected, &context);
+    definition_crosses_files(&results, &common, &context);
+    rename_changes_both_files(&results, [&main, &common], &expected, &context);
+    shutdown_follows_every_step(&results, &context);
+    println!(
+        "nvim {} drove `fsmc lsp`: {} diagnostics, a definition across files, a rename across 2 files",
+        results["nvim_version"].as_str().unwrap_or("?"),
+        expected.len()
+    );
+    Outcome::Passed
+}
+
+/// The diagnostics: those of `fsmc check`, at the same places, and in Neovim's diagnostic list.
+fn diagnostics_are_those_of_check(results: &Value, main: &Spec, expected: &[Diag], context: &str) {
     assert_eq!(diagnostics(&results["diagnostics"]), expected, "{context}");
     let ui = results["ui_diagnostics"]
         .as_array()
@@ -191,8 +204,10 @@ fn run() -> Outcome {
         message.contains("`Running`"),
         "no did-you-mean in {message:?}"
     );
+}
 
-    // The definition of `Registered`, used in main.fsm, declared in common.fsm: the answer, and the jump.
+/// The definition of `Registered`, used in main.fsm, declared in common.fsm: the answer, and the jump.
+fn definition_crosses_files(results: &Value, common: &Spec, context: &str) {
     let declared = range(
         &common.text,
         "final state Registered;",
@@ -225,9 +240,11 @@ fn run() -> Outcome {
         }),
         "{context}"
     );
+}
 
-    // The rename, saved: every `Registered` in both files, and nothing else.
-    for spec in [&main, &common] {
+/// The rename, saved: every `Registered` in both files, and nothing else.
+fn rename_changes_both_files(results: &Value, specs: [&Spec; 2], expected: &[Diag], context: &str) {
+    for spec in specs {
         let renamed = std::fs::read_to_string(&spec.path).expect("renamed file");
         assert_eq!(
             renamed,
@@ -243,15 +260,17 @@ fn run() -> Outcome {
         "{context}"
     );
     assert_eq!(
-        check_json(&main.path),
+        check_json(&specs[0].path),
         expected,
         "fsmc check after the rename"
     );
     if let Some(common) = results.get("common_after_rename").filter(|v| !v.is_null()) {
         assert_eq!(common["diagnostics"], serde_json::json!([]), "{context}");
     }
+}
 
-    // An orderly shutdown, after every step.
+/// An orderly shutdown, after every step.
+fn shutdown_follows_every_step(results: &Value, context: &str) {
     assert_eq!(results["server_exit"]["code"], 0, "{context}");
     let steps: Vec<&str> = results["steps"]
         .as_array()
@@ -271,15 +290,9 @@ fn run() -> Outcome {
         ],
         "{context}"
     );
-    println!(
-        "nvim {} drove `fsmc lsp`: {} diagnostics, a definition across files, a rename across 2 files",
-        results["nvim_version"].as_str().unwrap_or("?"),
-        expected.len()
-    );
-    Outcome::Passed
 }
 
-/// A spec copied to the temp dir, and its text before the editor changed it.
+/// A spec copied to the scratch directory, and its text before the editor changed it.
 struct Spec {
     path: PathBuf,
     text: String,
