@@ -39,7 +39,7 @@ impl Frame {
         nodes: &[LNode],
         x: &[f64],
         bands: &Bands,
-        routes: Vec<Option<Route>>,
+        mut routes: Vec<Option<Route>>,
     ) -> Laid {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for (v, node) in nodes.iter().enumerate() {
