@@ -53,7 +53,6 @@ impl Frame {
             lo,
             flip: self.flip,
         };
-        let mut routes = routes;
         for r in routes.iter_mut().flatten() {
             shift.route(r);
         }
