@@ -1,42 +1,25 @@
 //! The command line, run in-process through `fsmc::cli::run`: exit codes (0 clean, 1 spec errors, 2 usage or
 //! I/O problems), the three output formats, lint levels from flags, and `explain`.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use fsmc_testkit::{scratch, workspace};
+use std::ffi::OsStr;
+use std::path::Path;
 
 /// Runs `fsmc ARGS…` and returns the exit code, stdout and stderr.
-fn fsmc(args: &[&dyn AsRef<std::ffi::OsStr>]) -> (i32, String, String) {
-    let argv: Vec<OsString> = std::iter::once(OsString::from("fsmc"))
-        .chain(args.iter().map(|a| a.as_ref().to_owned()))
-        .collect();
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = fsmc::cli::run(argv, &mut out, &mut err, false);
-    (
-        code,
-        String::from_utf8(out).expect("UTF-8 stdout"),
-        String::from_utf8(err).expect("UTF-8 stderr"),
-    )
+fn fsmc(args: &[&dyn AsRef<OsStr>]) -> (i32, String, String) {
+    let o = fsmc_testkit::capture(
+        args.iter().map(|a| a.as_ref().to_owned()),
+        |argv, out, err| fsmc::cli::run(argv, out, err, false),
+    );
+    (o.code, o.stdout, o.stderr)
 }
 
-/// A fresh path under the system's temp directory: tests run in parallel, so every name is unique.
-fn temp_path(name: &str) -> PathBuf {
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    std::env::temp_dir().join(format!("fsmc-cli-{}-{n}-{name}", std::process::id()))
-}
-
-/// Writes a temporary file, hands its path to `f`, and removes it afterwards.
+/// Writes a file in a scratch directory, hands its path to `f`, and removes it afterwards.
 fn with_file<T>(name: &str, bytes: &[u8], f: impl FnOnce(&Path) -> T) -> T {
-    let path = temp_path(name);
-    std::fs::write(&path, bytes).expect("temp file");
-    let result = f(&path);
-    let _ = std::fs::remove_file(&path);
-    result
+    let dir = scratch("cli");
+    let path = dir.path().join(name);
+    std::fs::write(&path, bytes).expect("scratch file");
+    f(&path)
 }
 
 /// A clean spec except for one key nobody uses: a warning by default.
@@ -120,7 +103,8 @@ fn a_bad_flag_is_a_usage_error() {
 
 #[test]
 fn a_missing_file_exits_two() {
-    let missing = temp_path("missing.fsm");
+    let dir = scratch("cli-missing");
+    let missing = dir.path().join("missing.fsm");
     let (code, out, err) = fsmc(&[&"check", &missing]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(
@@ -138,7 +122,8 @@ fn a_missing_file_exits_two() {
 
 #[test]
 fn a_missing_file_beside_a_good_one_is_counted_apart() {
-    let missing = temp_path("gone.fsm");
+    let dir = scratch("cli-gone");
+    let missing = dir.path().join("gone.fsm");
     let good = workspace().join("specs/oracle/oracle.fsm");
     let (code, _, err) = fsmc(&[&"check", &good, &missing]);
     assert_eq!(code, 2, "{err}");
@@ -161,11 +146,9 @@ fn a_missing_file_beside_a_good_one_is_counted_apart() {
 
 #[test]
 fn a_directory_without_specs_exits_two() {
-    let dir = temp_path("empty-dir");
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(dir.join("notes.txt"), "not a spec").expect("temp file");
-    let (code, out, err) = fsmc(&[&"check", &dir]);
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("cli-empty-dir");
+    std::fs::write(dir.path().join("notes.txt"), "not a spec").expect("scratch file");
+    let (code, out, err) = fsmc(&[&"check", &dir.path()]);
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("no specs"), "{err}");
 }

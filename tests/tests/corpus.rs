@@ -147,8 +147,8 @@ fn upstream_fixtures() {
 /// fsmc reports on Open Autonomy input (upstream accepts the first two silently and crashes on the third).
 #[test]
 fn finds_more_than_upstream_on_yaml() {
-    let dir = std::env::temp_dir().join(format!("fsmc-corpus-extra-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = fsmc_testkit::scratch("corpus-extra");
+    let dir = scratch.path();
     let spec = |body: &str| {
         format!(
             "alphabet_in:\n- DONE\n- FAIL\ndefault_start_state: ARound\nfinal_states:\n- DoneRound\nlabel: XAbciApp\nstart_states:\n- ARound\nstates:\n- ARound\n- BRound\n- DoneRound\ntransition_func:\n{body}"
@@ -183,5 +183,4 @@ fn finds_more_than_upstream_on_yaml() {
             c.diagnostics
         );
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,11 +3,8 @@
 //! follow-on errors shows up in review.
 
 use fsmc_base::diag::{Code, Severity};
+use fsmc_testkit::workspace;
 use std::path::{Path, PathBuf};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn invalid_dir() -> PathBuf {
     workspace().join("specs/invalid")

@@ -132,9 +132,9 @@ fn run() -> Outcome {
         return Outcome::Skipped("no `nvim` on PATH (Debian: apt-get install neovim)".to_string());
     };
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nvim_e2e");
-    let tmp = TempDir::new();
+    let tmp = fsmc_testkit::scratch(NAME);
     // Canonical, so that the paths Neovim and the server print are the ones compared here.
-    let dir = tmp.path.canonicalize().expect("temp dir");
+    let dir = tmp.path().canonicalize().expect("scratch dir");
     // The specs have a directory of their own: it is the workspace folder, which the server searches.
     let specs = dir.join("specs");
     std::fs::create_dir_all(&specs).expect("specs dir");
@@ -166,7 +166,20 @@ fn run() -> Outcome {
     );
     assert_eq!(results["main_filetype"], "fsm", "{context}");
 
-    // The diagnostics: those of `fsmc check`, at the same places, and in Neovim's diagnostic list.
+    diagnostics_are_those_of_check(&results, &main, &expected, &context);
+    definition_crosses_files(&results, &common, &context);
+    rename_changes_both_files(&results, [&main, &common], &expected, &context);
+    shutdown_follows_every_step(&results, &context);
+    println!(
+        "nvim {} drove `fsmc lsp`: {} diagnostics, a definition across files, a rename across 2 files",
+        results["nvim_version"].as_str().unwrap_or("?"),
+        expected.len()
+    );
+    Outcome::Passed
+}
+
+/// The diagnostics: those of `fsmc check`, at the same places, and in Neovim's diagnostic list.
+fn diagnostics_are_those_of_check(results: &Value, main: &Spec, expected: &[Diag], context: &str) {
     assert_eq!(diagnostics(&results["diagnostics"]), expected, "{context}");
     let ui = results["ui_diagnostics"]
         .as_array()
@@ -191,8 +204,10 @@ fn run() -> Outcome {
         message.contains("`Running`"),
         "no did-you-mean in {message:?}"
     );
+}
 
-    // The definition of `Registered`, used in main.fsm, declared in common.fsm: the answer, and the jump.
+/// The definition of `Registered`, used in main.fsm, declared in common.fsm: the answer, and the jump.
+fn definition_crosses_files(results: &Value, common: &Spec, context: &str) {
     let declared = range(
         &common.text,
         "final state Registered;",
@@ -225,9 +240,11 @@ fn run() -> Outcome {
         }),
         "{context}"
     );
+}
 
-    // The rename, saved: every `Registered` in both files, and nothing else.
-    for spec in [&main, &common] {
+/// The rename, saved: every `Registered` in both files, and nothing else.
+fn rename_changes_both_files(results: &Value, specs: [&Spec; 2], expected: &[Diag], context: &str) {
+    for spec in specs {
         let renamed = std::fs::read_to_string(&spec.path).expect("renamed file");
         assert_eq!(
             renamed,
@@ -243,15 +260,17 @@ fn run() -> Outcome {
         "{context}"
     );
     assert_eq!(
-        check_json(&main.path),
+        check_json(&specs[0].path),
         expected,
         "fsmc check after the rename"
     );
     if let Some(common) = results.get("common_after_rename").filter(|v| !v.is_null()) {
         assert_eq!(common["diagnostics"], serde_json::json!([]), "{context}");
     }
+}
 
-    // An orderly shutdown, after every step.
+/// An orderly shutdown, after every step.
+fn shutdown_follows_every_step(results: &Value, context: &str) {
     assert_eq!(results["server_exit"]["code"], 0, "{context}");
     let steps: Vec<&str> = results["steps"]
         .as_array()
@@ -271,15 +290,9 @@ fn run() -> Outcome {
         ],
         "{context}"
     );
-    println!(
-        "nvim {} drove `fsmc lsp`: {} diagnostics, a definition across files, a rename across 2 files",
-        results["nvim_version"].as_str().unwrap_or("?"),
-        expected.len()
-    );
-    Outcome::Passed
 }
 
-/// A spec copied to the temp dir, and its text before the editor changed it.
+/// A spec copied to the scratch directory, and its text before the editor changed it.
 struct Spec {
     path: PathBuf,
     text: String,
@@ -371,21 +384,19 @@ fn diagnostics(published: &Value) -> Vec<Diag> {
 /// `fsmc check --message-format json SPEC`, in-process: the diagnostics in the spec itself (1-based lines and
 /// columns made 0-based; the fixtures are ASCII, so columns are characters in any encoding).
 fn check_json(spec: &Path) -> Vec<Diag> {
-    let argv: Vec<OsString> = vec![
-        "fsmc".into(),
+    let args: [OsString; 4] = [
         "check".into(),
         "--message-format".into(),
         "json".into(),
         spec.into(),
     ];
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    fsmc::cli::run(argv, &mut out, &mut err, false);
+    let out =
+        fsmc_testkit::capture(args, |argv, out, err| fsmc::cli::run(argv, out, err, false)).stdout;
     let name = spec
         .file_name()
         .and_then(|n| n.to_str())
         .expect("file name");
-    let mut diags: Vec<Diag> = String::from_utf8(out)
-        .expect("UTF-8")
+    let mut diags: Vec<Diag> = out
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("a JSON diagnostic per line"))
         .filter(|d| {
@@ -427,29 +438,6 @@ fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
         .find(|p| p.is_file())
-}
-
-/// A fresh directory under the system's temp directory, removed with everything in it when dropped (also when
-/// an assertion fails).
-struct TempDir {
-    path: PathBuf,
-}
-
-impl TempDir {
-    fn new() -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let path = std::env::temp_dir().join(format!("fsmc-{NAME}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&path).expect("temp dir");
-        TempDir { path }
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.path);
-    }
 }
 
 /// Neovim, killed if the test fails before it exits.

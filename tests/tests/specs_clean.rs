@@ -1,12 +1,9 @@
 //! The specs of the four systems in `specs/` are real and clean: each compiles with no diagnostic at all
 //! (not even a warning), and `fsmc check specs` — what CI runs — exits 0.
 
+use fsmc_testkit::workspace;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use std::path::PathBuf;
 
 /// Every spec `fsmc check specs` would check: `specs/invalid/` holds a `.fsmcignore` and is skipped.
 fn clean_specs() -> Vec<PathBuf> {
@@ -91,15 +88,12 @@ fn the_oracle_app_composes_its_three_machines() {
 fn fsmc_check_specs_exits_zero() {
     // `run` shows paths relative to the current directory (tests/ under cargo), so pass an absolute path.
     let specs = workspace().join("specs");
-    let args: Vec<OsString> = vec![
-        "fsmc".into(),
-        "check".into(),
-        "--deny-warnings".into(),
-        specs.into(),
-    ];
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = fsmc::cli::run(args, &mut out, &mut err, false);
-    let (out, err) = (String::from_utf8_lossy(&out), String::from_utf8_lossy(&err));
+    let args: [OsString; 3] = ["check".into(), "--deny-warnings".into(), specs.into()];
+    let fsmc_testkit::Output {
+        code,
+        stdout: out,
+        stderr: err,
+    } = fsmc_testkit::capture(args, |argv, out, err| fsmc::cli::run(argv, out, err, false));
     assert_eq!(code, 0, "stdout:\n{out}\nstderr:\n{err}");
     assert!(out.is_empty(), "{out}");
     let checked = clean_specs().len();

@@ -120,21 +120,19 @@ fn reordered_spec_generates_identical_code() {
 /// written for a spec with errors.
 #[test]
 fn gen_writes_only_changes_and_checks_staleness() {
-    let dir = std::env::temp_dir().join(format!("fsmc-gen-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let spec = dir.join("door.fsm");
+    let dir = fsmc_testkit::scratch("gen");
+    let spec = dir.path().join("door.fsm");
     std::fs::write(
         &spec,
         "machine Door { event GO; start default state A; final state B; (A, GO) -> B; }",
     )
     .unwrap();
-    let out = dir.join("door.rs");
+    let out = dir.path().join("door.rs");
     let run = |args: &[&str]| {
-        let mut argv = vec!["fsmc".into()];
-        argv.extend(args.iter().map(|a| std::ffi::OsString::from(*a)));
-        let (mut o, mut e) = (Vec::new(), Vec::new());
-        let code = fsmc::cli::run(argv, &mut o, &mut e, false);
-        (code, String::from_utf8_lossy(&e).into_owned())
+        let o = fsmc_testkit::capture(args.iter().copied(), |argv, out, err| {
+            fsmc::cli::run(argv, out, err, false)
+        });
+        (o.code, o.stderr)
     };
     let (spec_s, out_s) = (spec.to_str().unwrap(), out.to_str().unwrap());
     assert_eq!(run(&["gen", spec_s, "-o", out_s]).0, 0);
@@ -162,5 +160,4 @@ fn gen_writes_only_changes_and_checks_staleness() {
     let before = std::fs::read_to_string(&out).unwrap();
     assert_eq!(run(&["gen", spec_s, "-o", out_s]).0, 1);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
-    let _ = std::fs::remove_dir_all(&dir);
 }

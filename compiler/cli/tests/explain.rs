@@ -84,18 +84,6 @@ const DOOR: &str = "machine Door {
 }
 ";
 
-/// A fresh, empty directory for one compilation.
-fn scratch(code: Code, run: Run) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "fsmc-explain-{}-{}-{run:?}",
-        std::process::id(),
-        code.id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
 fn write(path: &Path, bytes: &[u8]) {
     std::fs::create_dir_all(path.parent().expect("a file in a directory")).expect("directory");
     std::fs::write(path, bytes).expect("scratch file");
@@ -112,7 +100,8 @@ fn latin1(text: &str) -> Vec<u8> {
 /// For a lint, the corrected example is compiled with the lint denied from the command line (which overrides
 /// the spec's attributes), so a "fix" that merely allows the lint does not pass.
 fn compile(code: Code, run: Run, example: &Block, other: &Block) -> fsmc_driver::Compilation {
-    let dir = scratch(code, run);
+    let scratch = fsmc_testkit::scratch(&format!("explain-{}-{run:?}", code.id()));
+    let dir = scratch.path().to_path_buf();
     let mut base = dir.clone();
     let mut entry = if example.lang == "yaml" {
         "example_fsm_specification.yaml"
@@ -172,9 +161,7 @@ fn compile(code: Code, run: Run, example: &Block, other: &Block) -> fsmc_driver:
     for t in templates {
         write(&base.join(t), b"{{ actor_input }}");
     }
-    let compilation = fsmc_driver::compile_str(entry, &example.text, &base, &options);
-    let _ = std::fs::remove_dir_all(&dir);
-    compilation
+    fsmc_driver::compile_str(entry, &example.text, &base, &options)
 }
 
 /// The paths of `template "…";` properties in a spec's text.
@@ -266,16 +253,14 @@ fn unreadable_file_fix_is_re_saving() {
     // The corrected example of E0002 is the imported file, re-saved as UTF-8: with it, the erroneous example
     // (the file that imports it) checks clean.
     let (wrong, right) = examples(Code::Io).expect("E0002 has both examples");
-    let dir = std::env::temp_dir().join(format!("fsmc-explain-{}-resaved", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    write(&dir.join("cafe.fsm"), right.text.as_bytes());
+    let dir = fsmc_testkit::scratch("explain-resaved");
+    write(&dir.path().join("cafe.fsm"), right.text.as_bytes());
     let c = fsmc_driver::compile_str(
         "menu.fsm",
         &wrong.text,
-        &dir,
+        dir.path(),
         &fsmc_driver::Options::default(),
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         c.diagnostics.is_empty() && c.checked.is_some(),
         "{}",
@@ -358,16 +343,10 @@ fn explanations_follow_one_shape() {
 }
 
 fn fsmc(args: &[&str]) -> (i32, String, String) {
-    let argv = std::iter::once("fsmc")
-        .chain(args.iter().copied())
-        .map(Into::into);
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = fsmc::cli::run(argv, &mut out, &mut err, false);
-    (
-        code,
-        String::from_utf8(out).expect("UTF-8 output"),
-        String::from_utf8(err).expect("UTF-8 errors"),
-    )
+    let o = fsmc_testkit::capture(args.iter().copied(), |argv, out, err| {
+        fsmc::cli::run(argv, out, err, false)
+    });
+    (o.code, o.stdout, o.stderr)
 }
 
 #[test]

@@ -113,25 +113,8 @@ pub fn same_lines(a: &str, b: &str) -> bool {
 
 /// Runs the command line in-process: (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let argv = std::iter::once("fsmc")
-        .chain(args.iter().copied())
-        .map(std::ffi::OsString::from);
-    let code = fsmc::cli::run(argv, &mut out, &mut err, false);
-    (
-        code,
-        String::from_utf8_lossy(&out).into_owned(),
-        String::from_utf8_lossy(&err).into_owned(),
-    )
-}
-
-/// A scratch directory for one test, emptied first.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("export")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create a scratch directory");
-    dir
+    let o = fsmc_testkit::capture(args.iter().copied(), |argv, out, err| {
+        fsmc::cli::run(argv, out, err, false)
+    });
+    (o.code, o.stdout, o.stderr)
 }

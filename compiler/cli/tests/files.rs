@@ -4,38 +4,10 @@
 //!
 //! Every command runs the real binary with a time limit, so a regression fails instead of hanging the suite.
 
-use std::path::{Path, PathBuf};
+use fsmc_testkit::{scratch, write};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// A scratch directory, removed on drop.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("fsmc-files-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        Scratch(dir)
-    }
-    fn path(&self, rel: &str) -> PathBuf {
-        self.0.join(rel)
-    }
-    fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.path(rel);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).expect("dir");
-        }
-        std::fs::write(&p, text).expect("write");
-        p
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 const SPEC: &str = "machine Door { event OPEN, CLOSE; start default state Closed; state Opened; \
                     (Closed, OPEN) -> Opened; (Opened, CLOSE) -> Closed; }\n";
@@ -89,17 +61,17 @@ fn mkfifo(path: &Path) {
 
 #[test]
 fn a_spec_that_is_a_device_or_a_fifo_is_refused_not_read() {
-    let s = Scratch::new("special");
-    std::os::unix::fs::symlink("/dev/zero", s.path("zero.fsm")).expect("symlink");
-    mkfifo(&s.path("pipe.fsm"));
+    let s = scratch("files-special");
+    std::os::unix::fs::symlink("/dev/zero", s.path().join("zero.fsm")).expect("symlink");
+    mkfifo(&s.path().join("pipe.fsm"));
     for name in ["zero.fsm", "pipe.fsm"] {
-        let o = fsmc(&s.0, &["check", name]);
+        let o = fsmc(s.path(), &["check", name]);
         assert_eq!(o.code, 2, "{name}: {}", o.stderr);
         assert!(o.stderr.contains("is not a regular file"), "{}", o.stderr);
     }
     // Found by walking a directory, too; the good spec beside them is still checked.
-    s.write("door.fsm", SPEC);
-    let o = fsmc(&s.0, &["check", "."]);
+    write(s.path(), "door.fsm", SPEC);
+    let o = fsmc(s.path(), &["check", "."]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
         o.stderr.contains("checked 1 spec: ok; 2 could not be read"),
@@ -107,8 +79,12 @@ fn a_spec_that_is_a_device_or_a_fifo_is_refused_not_read() {
         o.stderr
     );
     // Imported: a FIFO is refused unread; the link to `/dev/zero` leads outside the allowed directories.
-    s.write("main.fsm", "import \"pipe.fsm\";\nimport \"zero.fsm\";\n");
-    let o = fsmc(&s.0, &["check", "main.fsm"]);
+    write(
+        s.path(),
+        "main.fsm",
+        "import \"pipe.fsm\";\nimport \"zero.fsm\";\n",
+    );
+    let o = fsmc(s.path(), &["check", "main.fsm"]);
     assert_eq!(o.code, 1, "{}", o.stdout);
     assert!(o.stdout.contains("is not a regular file"), "{}", o.stdout);
     assert!(o.stdout.contains("error[E0003]"), "{}", o.stdout);
@@ -116,28 +92,36 @@ fn a_spec_that_is_a_device_or_a_fifo_is_refused_not_read() {
 
 #[test]
 fn directory_links_that_loop_are_walked_once() {
-    let s = Scratch::new("loops");
-    s.write("a/door.fsm", SPEC);
-    std::os::unix::fs::symlink("..", s.path("a/up")).expect("symlink");
-    std::os::unix::fs::symlink("../a", s.path("a/again")).expect("symlink");
-    std::os::unix::fs::symlink("door.fsm", s.path("a/same.fsm")).expect("symlink");
-    let o = fsmc(&s.0, &["check", "."]);
+    let s = scratch("files-loops");
+    write(s.path(), "a/door.fsm", SPEC);
+    std::os::unix::fs::symlink("..", s.path().join("a/up")).expect("symlink");
+    std::os::unix::fs::symlink("../a", s.path().join("a/again")).expect("symlink");
+    std::os::unix::fs::symlink("door.fsm", s.path().join("a/same.fsm")).expect("symlink");
+    let o = fsmc(s.path(), &["check", "."]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(o.stderr.contains("checked 1 spec: ok"), "{}", o.stderr);
 }
 
 #[test]
 fn an_import_through_a_link_cannot_leave_the_allowed_directories() {
-    let s = Scratch::new("escape");
-    s.write("outside.fsm", "secret first line\nmachine Secret {}\n");
-    std::os::unix::fs::symlink("../outside.fsm", s.path("root/link.fsm").as_path())
+    let s = scratch("files-escape");
+    write(
+        s.path(),
+        "outside.fsm",
+        "secret first line\nmachine Secret {}\n",
+    );
+    std::os::unix::fs::symlink("../outside.fsm", s.path().join("root/link.fsm").as_path())
         .or_else(|_| {
-            std::fs::create_dir_all(s.path("root"))?;
-            std::os::unix::fs::symlink("../outside.fsm", s.path("root/link.fsm"))
+            std::fs::create_dir_all(s.path().join("root"))?;
+            std::os::unix::fs::symlink("../outside.fsm", s.path().join("root/link.fsm"))
         })
         .expect("symlink");
-    s.write("root/main.fsm", &format!("import \"link.fsm\";\n{SPEC}"));
-    let o = fsmc(&s.path("root"), &["check", "main.fsm"]);
+    write(
+        s.path(),
+        "root/main.fsm",
+        format!("import \"link.fsm\";\n{SPEC}"),
+    );
+    let o = fsmc(&s.path().join("root"), &["check", "main.fsm"]);
     assert_eq!(o.code, 1, "{}", o.stderr);
     assert!(o.stdout.contains("error[E0003]"), "{}", o.stdout);
     assert!(
@@ -149,12 +133,12 @@ fn an_import_through_a_link_cannot_leave_the_allowed_directories() {
 
 #[test]
 fn gen_refuses_an_output_that_is_not_a_file() {
-    let s = Scratch::new("targets");
-    s.write("door.fsm", SPEC);
-    mkfifo(&s.path("pipe.rs"));
-    std::fs::create_dir_all(s.path("dir.rs")).expect("dir");
+    let s = scratch("files-targets");
+    write(s.path(), "door.fsm", SPEC);
+    mkfifo(&s.path().join("pipe.rs"));
+    std::fs::create_dir_all(s.path().join("dir.rs")).expect("dir");
     for target in ["/dev/full", "/dev/stdout", "pipe.rs", "dir.rs"] {
-        let o = fsmc(&s.0, &["gen", "door.fsm", "-o", target]);
+        let o = fsmc(s.path(), &["gen", "door.fsm", "-o", target]);
         assert_eq!(o.code, 2, "{target}: {}", o.stderr);
         assert!(
             o.stderr.contains("not a regular file"),
@@ -166,8 +150,8 @@ fn gen_refuses_an_output_that_is_not_a_file() {
 
 #[test]
 fn output_that_cannot_be_written_exits_two() {
-    let s = Scratch::new("full");
-    s.write("door.fsm", SPEC);
+    let s = scratch("files-full");
+    write(s.path(), "door.fsm", SPEC);
     for args in [
         &["gen", "door.fsm"][..],
         &["explain", "E0101"],
@@ -177,7 +161,7 @@ fn output_that_cannot_be_written_exits_two() {
             .write(true)
             .open("/dev/full")
             .expect("/dev/full");
-        let o = fsmc_in(&s.0, args, Stdio::from(full));
+        let o = fsmc_in(s.path(), args, Stdio::from(full));
         assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
         assert!(o.stderr.contains("cannot write the output"), "{}", o.stderr);
     }
@@ -185,49 +169,49 @@ fn output_that_cannot_be_written_exits_two() {
 
 #[test]
 fn gen_output_does_not_depend_on_the_directory_it_runs_in() {
-    let s = Scratch::new("cwd");
-    s.write("specs/door.fsm", SPEC);
-    std::fs::create_dir_all(s.path("src")).expect("dir");
-    let o = fsmc(&s.0, &["gen", "specs/door.fsm", "-o", "src/door.rs"]);
+    let s = scratch("files-cwd");
+    write(s.path(), "specs/door.fsm", SPEC);
+    std::fs::create_dir_all(s.path().join("src")).expect("dir");
+    let o = fsmc(s.path(), &["gen", "specs/door.fsm", "-o", "src/door.rs"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let written = std::fs::read_to_string(s.path("src/door.rs")).expect("written");
+    let written = std::fs::read_to_string(s.path().join("src/door.rs")).expect("written");
     assert!(written.contains("// Spec: ../specs/door.fsm"), "{written}");
     // Checked from elsewhere, with other paths to the same files: not stale.
     let o = fsmc(
-        &s.path("src"),
+        &s.path().join("src"),
         &["gen", "../specs/door.fsm", "-o", "door.rs", "--check"],
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
     let o = fsmc(
-        &s.path("specs"),
+        &s.path().join("specs"),
         &["gen", "door.fsm", "-o", "../src/door.rs", "--check"],
     );
     assert_eq!(o.code, 0, "{}", o.stderr);
     // On standard output, the spec is named by its file name wherever the command runs.
-    let a = fsmc(&s.0, &["gen", "specs/door.fsm"]);
-    let b = fsmc(&s.path("specs"), &["gen", "door.fsm"]);
+    let a = fsmc(s.path(), &["gen", "specs/door.fsm"]);
+    let b = fsmc(&s.path().join("specs"), &["gen", "door.fsm"]);
     assert_eq!(a.stdout, b.stdout);
 }
 
 #[test]
 fn gen_replaces_its_output_whole_or_not_at_all() {
-    let s = Scratch::new("atomic");
-    s.write("door.fsm", SPEC);
-    let o = fsmc(&s.0, &["gen", "door.fsm", "-o", "door.rs"]);
+    let s = scratch("files-atomic");
+    write(s.path(), "door.fsm", SPEC);
+    let o = fsmc(s.path(), &["gen", "door.fsm", "-o", "door.rs"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let good = std::fs::read_to_string(s.path("door.rs")).expect("written");
+    let good = std::fs::read_to_string(s.path().join("door.rs")).expect("written");
     // A write that cannot finish (the target's directory vanished) leaves no half-written file behind.
-    let o = fsmc(&s.0, &["gen", "door.fsm", "-o", "gone/door.rs"]);
+    let o = fsmc(s.path(), &["gen", "door.fsm", "-o", "gone/door.rs"]);
     assert_eq!(o.code, 2, "{}", o.stderr);
-    assert!(!s.path("gone").exists());
+    assert!(!s.path().join("gone").exists());
     // A spec that changed rewrites the file whole; no temporary file is left beside it.
-    s.write("door.fsm", &SPEC.replace("Opened", "Ajar"));
-    let o = fsmc(&s.0, &["gen", "door.fsm", "-o", "door.rs"]);
+    write(s.path(), "door.fsm", SPEC.replace("Opened", "Ajar"));
+    let o = fsmc(s.path(), &["gen", "door.fsm", "-o", "door.rs"]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    let now = std::fs::read_to_string(s.path("door.rs")).expect("written");
+    let now = std::fs::read_to_string(s.path().join("door.rs")).expect("written");
     assert_ne!(now, good);
     assert!(now.contains("Ajar"));
-    let leftovers: Vec<_> = std::fs::read_dir(&s.0)
+    let leftovers: Vec<_> = std::fs::read_dir(s.path())
         .expect("dir")
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
@@ -237,7 +221,7 @@ fn gen_replaces_its_output_whole_or_not_at_all() {
 
 #[test]
 fn a_long_import_chain_reads_each_file_once() {
-    let s = Scratch::new("chain");
+    let s = scratch("files-chain");
     let n = 300;
     let mut files = Vec::new();
     for i in 0..n {
@@ -246,9 +230,10 @@ fn a_long_import_chain_reads_each_file_once() {
         } else {
             String::new()
         };
-        files.push(s.write(
+        files.push(write(
+            s.path(),
             &format!("f{i}.fsm"),
-            &format!(
+            format!(
                 "{import}machine M{i} {{ event GO; start default state A{i}; final state B{i}; (A{i}, GO) -> B{i}; }}\n"
             ),
         ));
@@ -263,7 +248,7 @@ fn a_long_import_chain_reads_each_file_once() {
         "{:?}",
         compilation.diagnostics
     );
-    let o = fsmc(&s.0, &["check", "."]);
+    let o = fsmc(s.path(), &["check", "."]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         o.stderr.contains(&format!("checked {n} specs: ok")),
@@ -296,21 +281,23 @@ fn output_errors_are_caught_in_process_too() {
 
 #[test]
 fn spec_text_never_reaches_the_terminal_raw() {
-    let s = Scratch::new("escapes");
+    let s = scratch("files-escapes");
     // Free-text names in Open Autonomy YAML, a doc comment in `.fsm`, and a file name: all with an escape
     // sequence (it could set the terminal title or the clipboard) and a bidirectional override.
-    s.write(
+    write(
+        s.path(),
         "bad_fsm_specification.yaml",
         "alphabet_in:\n- DONE\ndefault_start_state: \"A\\e]52;c;aGk=\\aRound\"\nfinal_states: []\nlabel: XAbciApp\n\
          start_states:\n- \"A\\e]52;c;aGk=\\aRound\"\nstates:\n- \"A\\e]52;c;aGk=\\aRound\"\ntransition_func:\n    \
          (\"A\\e]52;c;aGk=\\aRound\", DONE\\u202e): A\n",
     );
-    s.write(
+    write(
+        s.path(),
         "doc.fsm",
         "/// \u{1b}]0;title\u{7} and \u{202e}gnirts\nmachine M { event GO; start state A; final state B; (A, GO) -> B; }\n",
     );
-    s.write("e\u{1b}[31mvil.fsm", "not a spec {");
-    let o = fsmc(&s.0, &["check", "."]);
+    write(s.path(), "e\u{1b}[31mvil.fsm", "not a spec {");
+    let o = fsmc(s.path(), &["check", "."]);
     assert_ne!(o.code, 0);
     for text in [&o.stdout, &o.stderr] {
         assert!(

@@ -8,7 +8,13 @@ use fsmc::fmt::format;
 use fsmc_base::source::FileId;
 use fsmc_driver::{Options, compile_str};
 use proptest::prelude::*;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+/// Runs `fsmc ARGS…` in process: its exit code and output.
+fn fsmc<A: Into<OsString>>(args: impl IntoIterator<Item = A>) -> fsmc_testkit::Output {
+    fsmc_testkit::capture(args, |argv, out, err| fsmc::cli::run(argv, out, err, false))
+}
 
 /// Every `.fsm` file under specs/, specs/invalid included, sorted.
 fn shipped() -> Vec<PathBuf> {
@@ -122,17 +128,15 @@ fn the_shipped_specs_are_in_canonical_format() {
     let specs = fsmc_testkit::workspace().join("specs");
     let invalid = specs.join("invalid");
     for dir in [specs, invalid] {
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let args = ["fsmc", "fmt", "--check"].map(Into::into).into_iter();
-        let code = fsmc::cli::run(
-            args.chain([dir.clone().into_os_string()]),
-            &mut out,
-            &mut err,
-            false,
-        );
-        let out = String::from_utf8_lossy(&out);
-        let err = String::from_utf8_lossy(&err);
+        let fsmc_testkit::Output {
+            code,
+            stdout: out,
+            stderr: err,
+        } = fsmc([
+            OsString::from("fmt"),
+            "--check".into(),
+            dir.clone().into_os_string(),
+        ]);
         // specs/invalid holds a file that does not parse (exit 1, with its syntax error), and no other change.
         if dir.ends_with("invalid") {
             assert!(
@@ -182,8 +186,8 @@ app Oracle{chain Price,Messy;FinishedPrice->Messy::Collect;}
 
 #[test]
 fn check_mode_prints_a_diff_and_fails_and_the_default_mode_rewrites() {
-    let dir = std::env::temp_dir().join(format!("fsmc-fmt-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let scratch = fsmc_testkit::scratch("fmt");
+    let dir = scratch.path();
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     let messy = dir.join("sub/m.fsm");
     std::fs::write(&messy, "machine M{event A;start default state S;(S,A)->S;}").unwrap();
@@ -192,18 +196,8 @@ fn check_mode_prints_a_diff_and_fails_and_the_default_mode_rewrites() {
     // YAML in a directory is not `.fsm`: left alone.
     std::fs::write(dir.join("fsm_specification.yaml"), "not: [formatted").unwrap();
     let run = |args: &[&str]| {
-        let mut out = Vec::new();
-        let mut err = Vec::new();
-        let argv = ["fsmc", "fmt"]
-            .iter()
-            .chain(args)
-            .map(|a| std::ffi::OsString::from(*a));
-        let code = fsmc::cli::run(argv, &mut out, &mut err, false);
-        (
-            code,
-            String::from_utf8(out).unwrap(),
-            String::from_utf8(err).unwrap(),
-        )
+        let o = fsmc(["fmt"].iter().chain(args).copied());
+        (o.code, o.stdout, o.stderr)
     };
     let d = dir.to_str().unwrap();
     let (code, out, err) = run(&["--check", d]);
@@ -245,7 +239,6 @@ fn check_mode_prints_a_diff_and_fails_and_the_default_mode_rewrites() {
         std::fs::read_to_string(&messy).unwrap(),
         "machine M { state }"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `fsmc import` writes its `.fsm` through the formatter: what it prints is already in the canonical layout.
@@ -272,26 +265,16 @@ transition_func:
     (RegistrationStartupRound, DONE): FinishedRegistrationRound
     (RegistrationStartupRound, ROUND_TIMEOUT): RegistrationRound
 "#;
-    let dir = std::env::temp_dir().join(format!("fsmc-fmt-import-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("fsm_specification.yaml");
-    std::fs::write(&path, yaml).unwrap();
-    let mut out = Vec::new();
-    let mut err = Vec::new();
-    let argv = [
-        "fsmc".into(),
-        "import".into(),
-        path.clone().into_os_string(),
-    ];
-    let code = fsmc::cli::run(argv, &mut out, &mut err, false);
-    let out = String::from_utf8(out).unwrap();
-    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    let dir = fsmc_testkit::scratch("fmt-import");
+    let path = fsmc_testkit::write(dir.path(), "fsm_specification.yaml", yaml);
+    let o = fsmc([OsString::from("import"), path.into_os_string()]);
+    let out = o.stdout;
+    assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
         out.contains("machine AgentRegistrationAbciApp: abci {"),
         "{out}"
     );
     assert_eq!(format(FileId(0), &out).unwrap(), out);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A separator between two tokens: whitespace, or a comment, as a person might write one.

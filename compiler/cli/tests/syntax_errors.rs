@@ -539,11 +539,15 @@ fn a_flood_of_errors_is_capped() {
 /// trees of the files read are there for tools.
 #[test]
 fn the_driver_stops_after_syntax_errors_but_keeps_the_partial_tree() {
-    let dir = std::env::temp_dir().join(format!("fsmc-syntax-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = fsmc_testkit::scratch("syntax");
     let text =
         "machine Door {\n    start default state Closed;\n    (Closed, OPEN) -> Nowhere\n}\n";
-    let c = fsmc_driver::compile_str("door.fsm", text, &dir, &fsmc_driver::Options::default());
+    let c = fsmc_driver::compile_str(
+        "door.fsm",
+        text,
+        dir.path(),
+        &fsmc_driver::Options::default(),
+    );
     let codes: Vec<Code> = c.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::Syntax], "no unknown event or state reported");
     assert!(c.checked.is_none());
@@ -551,7 +555,6 @@ fn the_driver_stops_after_syntax_errors_but_keeps_the_partial_tree() {
         panic!("an .fsm unit")
     };
     assert_eq!(tree.machines[0].transitions.len(), 1);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every one-character deletion, and insertions of the characters that matter to structure, at every place of a

@@ -8,6 +8,9 @@ pub mod corpus;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+/// What [`scratch`] returns: the directory's path, and its removal when dropped.
+pub use tempfile::TempDir;
+
 /// The workspace root (the directory holding the top-level `Cargo.toml`, `specs/` and `compiler/`).
 pub fn workspace() -> PathBuf {
     // This package is `compiler/testkit`: two levels below the root, wherever the checkout is.
@@ -24,11 +27,25 @@ pub fn specs() -> PathBuf {
 
 /// A scratch directory, removed (with everything in it) when dropped. Tests run in parallel: every directory is
 /// new and unique.
-pub fn scratch(name: &str) -> tempfile::TempDir {
+pub fn scratch(name: &str) -> TempDir {
     tempfile::Builder::new()
         .prefix(&format!("fsmc-{name}-"))
         .tempdir()
         .expect("create a scratch directory")
+}
+
+/// Writes `contents` to `rel` under `dir`, creating the directories between, and returns the file's path.
+///
+/// # Panics
+///
+/// When the file cannot be written: a test's scratch directory is always writable.
+pub fn write(dir: &Path, rel: &str, contents: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(rel);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("create the file's directory");
+    }
+    std::fs::write(&path, contents).expect("write a scratch file");
+    path
 }
 
 /// What a command printed, and its exit code.
@@ -58,5 +75,46 @@ pub fn capture<A: Into<OsString>>(
         code,
         stdout: String::from_utf8(out).expect("UTF-8 stdout"),
         stderr: String::from_utf8(err).expect("UTF-8 stderr"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scratch_directories_are_new_and_removed() {
+        let a = scratch("kit");
+        let b = scratch("kit");
+        assert_ne!(a.path(), b.path());
+        let file = write(a.path(), "deep/er/file.txt", "text");
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "text");
+        let root = a.path().to_path_buf();
+        drop(a);
+        assert!(!root.exists());
+    }
+
+    #[test]
+    fn capture_passes_the_program_name_and_collects_the_output() {
+        let o = capture(["check", "x.fsm"], |argv, out, err| {
+            assert_eq!(argv, ["fsmc", "check", "x.fsm"]);
+            out.extend_from_slice(b"out");
+            err.extend_from_slice(b"err");
+            3
+        });
+        assert_eq!(
+            o,
+            Output {
+                code: 3,
+                stdout: "out".into(),
+                stderr: "err".into()
+            }
+        );
+    }
+
+    #[test]
+    fn the_workspace_holds_the_specs() {
+        assert!(workspace().join("Cargo.toml").is_file());
+        assert!(specs().is_dir());
     }
 }

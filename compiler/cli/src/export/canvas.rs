@@ -1,7 +1,7 @@
 //! Text metrics and SVG markup for the drawing: numbers written so the output is byte-stable, and text
 //! widths estimated from real font metrics so boxes fit their text.
 
-use super::layout::{Point, Rect, Route, Seg};
+use fsmc_layout::{Point, Rect, Route, Seg};
 use std::fmt::Write;
 
 /// Advance widths (thousandths of an em) of the printable ASCII characters, from `' '` to `'~'`: for each

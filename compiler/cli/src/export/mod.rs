@@ -15,7 +15,6 @@ mod canvas;
 pub mod dot;
 pub mod fsm;
 pub mod html;
-mod layout;
 pub mod mermaid;
 pub mod svg;
 pub mod yaml;

@@ -1,4 +1,4 @@
-//! SVG: the machine laid out by our own layered layout (`layout.rs`: pure Rust, no system Graphviz) and
+//! SVG: the machine laid out by our own layered layout (`fsmc-layout`: pure Rust, no system Graphviz) and
 //! written as stable markup that carries what the HTML page needs.
 //!
 //! States are `<g class="state" data-state="i">` groups (a box, the name, for Genie states their type
@@ -12,8 +12,8 @@
 //! label, and its name no line, label or state.
 
 use super::canvas::{contains, num, overlaps, path_data, route_boxes, text_width};
-use super::layout::{self, EdgeIn, Graph, NodeIn, Rect, Refusal, Size};
 use super::{Direction, Target, state_caption, xml_escape};
+use fsmc_layout::{EdgeIn, Graph, Laid, NodeIn, Rect, Refusal, Size};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -141,22 +141,20 @@ fn label_size(lines: &[String]) -> Option<Size> {
     })
 }
 
-/// Lays the machine out and draws it, with the machine's label as a title above when `titled` (the HTML
-/// page has its own header).
-pub(crate) fn draw(
-    target: &Target<'_>,
-    direction: Direction,
-    titled: bool,
-) -> Result<Drawing, String> {
+/// The machine as the layout sees it: the states (nodes `0..n`) and a start mark per start state after them,
+/// the arrows (edges in the order of `arrows`) and an arrow from each mark to its state after them.
+struct Scene {
+    graph: Graph,
+    arrows: Vec<Arrow>,
+    /// The start states, each with whether it is the default one, the default first: start mark `j` is node
+    /// `n + j`, its arrow edge `arrows.len() + j`.
+    starts: Vec<(usize, bool)>,
+}
+
+/// The graph to lay out, from the machine's states (named `names`, in clusters `cluster_of`) and transitions.
+fn scene(target: &Target<'_>, names: &[String], cluster_of: &[Option<usize>]) -> Scene {
     let m = target.machine;
-    let cluster_of = target.cluster_of();
-    let clusters = target.clusters();
     let n = m.states.len();
-    let names: Vec<String> = m
-        .states
-        .iter()
-        .map(|s| super::visible(s.name.as_str()).into_owned())
-        .collect();
     let mut graph = Graph::default();
     for (i, s) in m.states.iter().enumerate() {
         graph.nodes.push(NodeIn {
@@ -193,32 +191,115 @@ pub(crate) fn draw(
         });
     }
     graph.roots.extend(starts.iter().map(|&(s, _)| s));
-    let laid = layout::lay_out(&graph, direction).map_err(|refusal| match refusal {
+    Scene {
+        graph,
+        arrows,
+        starts,
+    }
+}
+
+/// Lays the scene out, or says why the machine is not drawn and what draws it instead.
+fn lay_out(target: &Target<'_>, scene: &Scene, direction: Direction) -> Result<Laid, String> {
+    let flow = match direction {
+        Direction::TopToBottom => fsmc_layout::Direction::TopToBottom,
+        Direction::LeftToRight => fsmc_layout::Direction::LeftToRight,
+    };
+    let m = target.machine;
+    fsmc_layout::lay_out(&scene.graph, flow).map_err(|refusal| match refusal {
         Refusal::TooLarge { layered } => format!(
-            "`{}` is too large to draw as SVG or HTML ({n} states, {} transitions: its layered layout would \
+            "`{}` is too large to draw as SVG or HTML ({} states, {} transitions: its layered layout would \
              have {layered} nodes, the limit is {}); draw it with `--format dot` (Graphviz) or `--format mermaid`",
             super::visible(m.name.as_str()),
+            m.states.len(),
             m.transitions.len(),
-            layout::MAX_LAYERED
+            fsmc_layout::MAX_LAYERED
         ),
-    })?;
+    })
+}
 
-    let mut edges = String::new();
-    let mut labels = String::new();
-    let mut label_boxes: Vec<Rect> = Vec::new();
-    let mut line_boxes: Vec<Rect> = Vec::new();
-    for (k, a) in arrows.iter().enumerate() {
+/// Lays the machine out and draws it, with the machine's label as a title above when `titled` (the HTML
+/// page has its own header).
+pub(crate) fn draw(
+    target: &Target<'_>,
+    direction: Direction,
+    titled: bool,
+) -> Result<Drawing, String> {
+    let cluster_of = target.cluster_of();
+    let clusters = target.clusters();
+    let names: Vec<String> = target
+        .machine
+        .states
+        .iter()
+        .map(|s| super::visible(s.name.as_str()).into_owned())
+        .collect();
+    let scene = scene(target, &names, &cluster_of);
+    let laid = lay_out(target, &scene, direction)?;
+    let mut lines = draw_arrows(&scene, &laid);
+    let mut states = draw_states(target, &names, &cluster_of, &laid);
+    // Cluster names keep clear of the marks as of lines.
+    let n = target.machine.states.len();
+    states.push_str(&draw_marks(&scene.starts, n, &laid, &mut lines.boxes));
+    let state_boxes: Vec<(Rect, Option<usize>)> = (0..n)
+        .filter_map(|i| {
+            laid.nodes
+                .get(i)
+                .map(|b| (*b, cluster_of.get(i).copied().flatten()))
+        })
+        .collect();
+    let (frames, titles, extent) = frames(
+        &clusters,
+        &state_boxes,
+        &lines.label_boxes,
+        &lines.boxes,
+        laid.size,
+    );
+    Ok(assemble(
+        target,
+        titled,
+        &Parts {
+            frames,
+            edges: lines.edges,
+            states,
+            labels: lines.labels,
+            titles,
+        },
+        extent,
+        &clusters,
+    ))
+}
+
+/// The drawn arrows and labels, and the boxes they cover (which a cluster's frame and name keep clear of).
+struct Lines {
+    /// `<path class="edge">` of each arrow, then of each start mark's arrow.
+    edges: String,
+    /// `<text class="edge-label">` of each labelled arrow.
+    labels: String,
+    label_boxes: Vec<Rect>,
+    /// Boxes around the arrows' paths.
+    boxes: Vec<Rect>,
+}
+
+/// The arrows (`data-edge` is the arrow's index, `data-from` and `data-to` its states), their labels, and the
+/// start marks' arrows.
+fn draw_arrows(scene: &Scene, laid: &Laid) -> Lines {
+    let mut lines = Lines {
+        edges: String::new(),
+        labels: String::new(),
+        label_boxes: Vec::new(),
+        boxes: Vec::new(),
+    };
+    for (k, a) in scene.arrows.iter().enumerate() {
         let Some(r) = laid.edges.get(k) else { continue };
-        line_boxes.extend(route_boxes(r));
+        lines.boxes.extend(route_boxes(r));
         let _ = writeln!(
-            edges,
+            lines.edges,
             "<path class=\"edge\" data-edge=\"{k}\" data-from=\"{}\" data-to=\"{}\" d=\"{}\" marker-end=\"url(#fsmc-arrow)\"/>",
             a.from,
             a.to,
             path_data(r)
         );
         if let Some(b) = r.label {
-            label_boxes.push(b);
+            lines.label_boxes.push(b);
             let mut tspans = String::new();
             for (j, line) in a.labels.iter().enumerate() {
                 let _ = write!(
@@ -230,26 +311,36 @@ pub(crate) fn draw(
                 );
             }
             let _ = writeln!(
-                labels,
+                lines.labels,
                 "<text class=\"edge-label\" data-edge=\"{k}\">{tspans}</text>"
             );
         }
     }
-    for (j, &(s, default)) in starts.iter().enumerate() {
-        let Some(r) = laid.edges.get(arrows.len() + j) else {
+    for (j, &(s, default)) in scene.starts.iter().enumerate() {
+        let Some(r) = laid.edges.get(scene.arrows.len() + j) else {
             continue;
         };
-        line_boxes.extend(route_boxes(r));
+        lines.boxes.extend(route_boxes(r));
         let _ = writeln!(
-            edges,
+            lines.edges,
             "<path class=\"edge start-edge{}\" data-to=\"{s}\" d=\"{}\" marker-end=\"url(#fsmc-arrow)\"/>",
             if default { " default" } else { "" },
             path_data(r)
         );
     }
+    lines
+}
 
+/// The states: `<g class="state">` with the state's kinds and cluster as classes, a box (rounded for Genie
+/// `user` states, square for `invoker` ones, doubled for final states), the name and the caption beneath.
+fn draw_states(
+    target: &Target<'_>,
+    names: &[String],
+    cluster_of: &[Option<usize>],
+    laid: &Laid,
+) -> String {
     let mut states = String::new();
-    for (i, s) in m.states.iter().enumerate() {
+    for (i, s) in target.machine.states.iter().enumerate() {
         let Some(b) = laid.nodes.get(i) else { continue };
         let mut class = String::from("state");
         for (flag, word) in [
@@ -296,31 +387,41 @@ pub(crate) fn draw(
                 num((radius - 4.).max(1.))
             );
         }
-        let cx = b.x + b.w / 2.;
-        let name_top = b.y + PAD_Y + STATE_FONT * 0.125;
-        let _ = write!(
-            states,
-            "<text class=\"name\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-            num(cx),
-            num(name_top + STATE_FONT * ASCENT),
-            xml_escape(&names[i])
-        );
-        if let Some(c) = caption {
-            let _ = write!(
-                states,
-                "<text class=\"caption\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{c}</text>",
-                num(cx),
-                num(name_top + STATE_FONT * 1.25 + CAPTION_FONT * ASCENT)
-            );
-        }
+        state_text(&mut states, b, &names[i], caption);
         states.push_str("</g>\n");
     }
+    states
+}
+
+/// A state's name, centred near the top of its box `b`, and its caption beneath.
+fn state_text(states: &mut String, b: &Rect, name: &str, caption: Option<&str>) {
+    let cx = b.x + b.w / 2.;
+    let name_top = b.y + PAD_Y + STATE_FONT * 0.125;
+    let _ = write!(
+        states,
+        "<text class=\"name\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        num(cx),
+        num(name_top + STATE_FONT * ASCENT),
+        xml_escape(name)
+    );
+    if let Some(c) = caption {
+        let _ = write!(
+            states,
+            "<text class=\"caption\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{c}</text>",
+            num(cx),
+            num(name_top + STATE_FONT * 1.25 + CAPTION_FONT * ASCENT)
+        );
+    }
+}
+
+/// The start marks (`<circle class="start-mark">`, nodes `n..` of the layout), each box added to `boxes`.
+fn draw_marks(starts: &[(usize, bool)], n: usize, laid: &Laid, boxes: &mut Vec<Rect>) -> String {
+    let mut marks = String::new();
     for (j, &(s, _)) in starts.iter().enumerate() {
         if let Some(b) = laid.nodes.get(n + j) {
-            // Cluster names keep clear of the marks as of lines.
-            line_boxes.push(*b);
+            boxes.push(*b);
             let _ = writeln!(
-                states,
+                marks,
                 "<circle class=\"start-mark\" data-to=\"{s}\" cx=\"{}\" cy=\"{}\" r=\"{}\"/>",
                 num(b.x + b.w / 2.),
                 num(b.y + b.h / 2.),
@@ -328,34 +429,7 @@ pub(crate) fn draw(
             );
         }
     }
-
-    let state_boxes: Vec<(Rect, Option<usize>)> = (0..n)
-        .filter_map(|i| {
-            laid.nodes
-                .get(i)
-                .map(|b| (*b, cluster_of.get(i).copied().flatten()))
-        })
-        .collect();
-    let (frames, titles, extent) = frames(
-        &clusters,
-        &state_boxes,
-        &label_boxes,
-        &line_boxes,
-        laid.size,
-    );
-    Ok(assemble(
-        target,
-        titled,
-        &Parts {
-            frames,
-            edges,
-            states,
-            labels,
-            titles,
-        },
-        extent,
-        &clusters,
-    ))
+    marks
 }
 
 /// The frames of a composed app's machines (`<rect class="cluster">`), their names, and the extent of the

@@ -23,7 +23,30 @@ pub fn document_symbols(a: &Analysis, file: FileId, enc: Encoding) -> Vec<lt::Do
     let Some(u) = a.compilation.units.get(unit) else {
         return Vec::new();
     };
-    let sym = |name: &str, detail: Option<String>, kind, range: Span, selection: Span, children| {
+    let out = Outline { a, enc };
+    match &u.syntax {
+        Syntax::Fsm(f) => out.fsm(f),
+        Syntax::Oa(o) => vec![out.oa(o, file)],
+    }
+}
+
+/// Symbols of one file, with its ranges in the client's encoding.
+struct Outline<'a> {
+    a: &'a Analysis,
+    enc: Encoding,
+}
+
+impl Outline<'_> {
+    /// A symbol: its name, detail and kind, the span of the whole declaration and of its name.
+    fn sym(
+        &self,
+        name: &str,
+        detail: Option<String>,
+        kind: lt::SymbolKind,
+        range: Span,
+        selection: Span,
+        children: Option<Vec<lt::DocumentSymbol>>,
+    ) -> lt::DocumentSymbol {
         // The protocol requires the selection inside the range; a recovered tree's spans may not nest.
         let range = if range.start <= selection.start && selection.end <= range.end {
             range
@@ -42,145 +65,152 @@ pub fn document_symbols(a: &Analysis, file: FileId, enc: Encoding) -> Vec<lt::Do
             kind,
             tags: None,
             deprecated: None,
-            range: a.range(range, enc),
-            selection_range: a.range(selection, enc),
+            range: self.a.range(range, self.enc),
+            selection_range: self.a.range(selection, self.enc),
             children,
         }
-    };
-    match &u.syntax {
-        Syntax::Fsm(f) => {
-            let mut out = Vec::new();
-            for imp in &f.imports {
-                let detail = imp.alias.as_ref().map(|al| format!("as {al}"));
-                out.push(sym(
-                    &imp.path,
-                    detail,
-                    lt::SymbolKind::FILE,
-                    imp.span,
-                    imp.path_span,
-                    None,
-                ));
-            }
-            for m in &f.machines {
-                let mut children = Vec::new();
-                for e in &m.events {
-                    let detail = e.timeout.as_ref().map(|t| format!("timeout {t}"));
-                    children.push(sym(
-                        &e.name.text,
-                        detail,
-                        lt::SymbolKind::EVENT,
-                        e.span,
-                        e.name.span,
-                        None,
-                    ));
-                }
-                for k in &m.keys {
-                    let detail = Some(k.ty.text.to_string());
-                    children.push(sym(
-                        &k.name.text,
-                        detail,
-                        lt::SymbolKind::FIELD,
-                        k.span,
-                        k.name.span,
-                        None,
-                    ));
-                }
-                for s in &m.states {
-                    let mut detail: Vec<&str> = s.modifiers.iter().map(|n| n.as_str()).collect();
-                    if let Some(k) = &s.kind {
-                        detail.push(k.as_str());
-                    }
-                    let detail = (!detail.is_empty()).then(|| detail.join(" "));
-                    children.push(sym(
-                        &s.name.text,
-                        detail,
-                        lt::SymbolKind::ENUM_MEMBER,
-                        s.span,
-                        s.name.span,
-                        None,
-                    ));
-                }
-                // In the order written, as an outline reads.
-                children.sort_by_key(|c| {
-                    (
-                        c.selection_range.start.line,
-                        c.selection_range.start.character,
-                    )
-                });
-                let detail = m.profile.as_ref().map(|p| p.text.to_string());
-                out.push(sym(
-                    &m.name.text,
-                    detail,
-                    lt::SymbolKind::CLASS,
-                    m.span,
-                    m.name.span,
-                    Some(children),
-                ));
-            }
-            for app in &f.apps {
-                let chain: Vec<&str> = app.chain.iter().map(|n| n.as_str()).collect();
-                let detail = (!chain.is_empty()).then(|| chain.join(" → "));
-                out.push(sym(
-                    &app.name.text,
-                    detail,
-                    lt::SymbolKind::MODULE,
-                    app.span,
-                    app.name.span,
-                    None,
-                ));
-            }
-            out.sort_by_key(|c| {
-                (
-                    c.selection_range.start.line,
-                    c.selection_range.start.character,
-                )
-            });
-            out
-        }
-        Syntax::Oa(o) => {
-            let finals = |n: &str| o.final_states.iter().any(|f| f.text == n);
-            let mut children: Vec<lt::DocumentSymbol> = o
-                .states
-                .iter()
-                .map(|s| {
-                    let detail = if o.default_start_state.text == s.text {
-                        Some("start default".to_string())
-                    } else if finals(&s.text) {
-                        Some("final".to_string())
-                    } else {
-                        None
-                    };
-                    sym(
-                        &s.text,
-                        detail,
-                        lt::SymbolKind::ENUM_MEMBER,
-                        s.span,
-                        s.span,
-                        None,
-                    )
-                })
-                .collect();
-            children.extend(
-                o.alphabet_in
-                    .iter()
-                    .map(|e| sym(&e.text, None, lt::SymbolKind::EVENT, e.span, e.span, None)),
-            );
-            let label = a
-                .index
-                .in_file(file)
-                .iter()
-                .find(|occ| occ.def && matches!(occ.sym, Sym::Machine(_)))
-                .map_or(o.label.span, |occ| occ.span);
-            vec![sym(
-                o.name(),
-                Some("abci".to_string()),
-                lt::SymbolKind::CLASS,
-                o.span,
-                label,
-                Some(children),
-            )]
-        }
     }
+
+    /// An `.fsm` file's imports, machines and apps, in the order written.
+    fn fsm(&self, f: &ast::File) -> Vec<lt::DocumentSymbol> {
+        let mut out = Vec::new();
+        for imp in &f.imports {
+            let detail = imp.alias.as_ref().map(|al| format!("as {al}"));
+            out.push(self.sym(
+                &imp.path,
+                detail,
+                lt::SymbolKind::FILE,
+                imp.span,
+                imp.path_span,
+                None,
+            ));
+        }
+        for m in &f.machines {
+            out.push(self.machine(m));
+        }
+        for app in &f.apps {
+            let chain: Vec<&str> = app.chain.iter().map(|n| n.as_str()).collect();
+            let detail = (!chain.is_empty()).then(|| chain.join(" → "));
+            out.push(self.sym(
+                &app.name.text,
+                detail,
+                lt::SymbolKind::MODULE,
+                app.span,
+                app.name.span,
+                None,
+            ));
+        }
+        sort_as_written(&mut out);
+        out
+    }
+
+    /// A machine, with its events, keys and states in the order written.
+    fn machine(&self, m: &ast::Machine) -> lt::DocumentSymbol {
+        let mut children = Vec::new();
+        for e in &m.events {
+            let detail = e.timeout.as_ref().map(|t| format!("timeout {t}"));
+            children.push(self.sym(
+                &e.name.text,
+                detail,
+                lt::SymbolKind::EVENT,
+                e.span,
+                e.name.span,
+                None,
+            ));
+        }
+        for k in &m.keys {
+            let detail = Some(k.ty.text.to_string());
+            children.push(self.sym(
+                &k.name.text,
+                detail,
+                lt::SymbolKind::FIELD,
+                k.span,
+                k.name.span,
+                None,
+            ));
+        }
+        for s in &m.states {
+            let mut detail: Vec<&str> = s.modifiers.iter().map(|n| n.as_str()).collect();
+            if let Some(k) = &s.kind {
+                detail.push(k.as_str());
+            }
+            let detail = (!detail.is_empty()).then(|| detail.join(" "));
+            children.push(self.sym(
+                &s.name.text,
+                detail,
+                lt::SymbolKind::ENUM_MEMBER,
+                s.span,
+                s.name.span,
+                None,
+            ));
+        }
+        sort_as_written(&mut children);
+        let detail = m.profile.as_ref().map(|p| p.text.to_string());
+        self.sym(
+            &m.name.text,
+            detail,
+            lt::SymbolKind::CLASS,
+            m.span,
+            m.name.span,
+            Some(children),
+        )
+    }
+
+    /// An Open Autonomy file's machine, with its states and events.
+    fn oa(&self, o: &OaSpec, file: FileId) -> lt::DocumentSymbol {
+        let finals = |n: &str| o.final_states.iter().any(|f| f.text == n);
+        let mut children: Vec<lt::DocumentSymbol> = o
+            .states
+            .iter()
+            .map(|s| {
+                let detail = if o.default_start_state.text == s.text {
+                    Some("start default".to_string())
+                } else if finals(&s.text) {
+                    Some("final".to_string())
+                } else {
+                    None
+                };
+                self.sym(
+                    &s.text,
+                    detail,
+                    lt::SymbolKind::ENUM_MEMBER,
+                    s.span,
+                    s.span,
+                    None,
+                )
+            })
+            .collect();
+        children.extend(
+            o.alphabet_in
+                .iter()
+                .map(|e| self.sym(&e.text, None, lt::SymbolKind::EVENT, e.span, e.span, None)),
+        );
+        let label = self
+            .a
+            .index
+            .in_file(file)
+            .iter()
+            .find(|occ| occ.def && matches!(occ.sym, Sym::Machine(_)))
+            .map_or(o.label.span, |occ| occ.span);
+        self.sym(
+            o.name(),
+            Some("abci".to_string()),
+            lt::SymbolKind::CLASS,
+            o.span,
+            label,
+            Some(children),
+        )
+    }
+}
+
+/// Symbols in the order written, as an outline reads.
+fn sort_as_written(symbols: &mut [lt::DocumentSymbol]) {
+    symbols.sort_by_key(|c| {
+        (
+            c.selection_range.start.line,
+            c.selection_range.start.character,
+        )
+    });
 }
 
 /// The token types, in the legend's order (a token's type is its index here).

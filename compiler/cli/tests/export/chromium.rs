@@ -13,7 +13,7 @@
 //! the test instead of skipping it.
 
 use crate::TB;
-use crate::{assert_checked, scratch};
+use crate::assert_checked;
 use fsmc::export;
 use fsmc::export::Direction;
 use std::path::{Path, PathBuf};
@@ -85,6 +85,18 @@ const DRIVER: &str = r#"
 
 const WIDTH: u32 = 1280;
 const HEIGHT: u32 = 800;
+
+/// A directory for one test's pages, profile and screenshot, emptied first and kept afterwards (under the target
+/// directory, not a scratch directory that is removed): the test prints the screenshot's path for a person to
+/// look at.
+fn kept(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("export")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create the test's directory");
+    dir
+}
 
 fn find_chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
@@ -158,7 +170,7 @@ fn html_page_renders_the_states_in_headless_chromium() {
         eprintln!("skipping: no `chromium` on PATH");
         return;
     };
-    let dir = scratch("chromium");
+    let dir = kept("chromium");
     let c = fsmc_driver::compile_str("oracle.fsm", SPEC, &dir, &fsmc_driver::Options::default());
     let checked = assert_checked(&c, "the oracle spec");
     let target = export::select(checked, Some("OracleAbciApp")).expect("the app");
@@ -173,11 +185,18 @@ fn html_page_renders_the_states_in_headless_chromium() {
         .collect();
     assert_eq!(names.len(), 3, "{names:?}");
 
-    // The DOM after the script ran: every state drawn, the default start selected and described.
     let url = format!("file://{}", page.display());
-    let (dom, log) = chromium(&browser, &dir, &url, "--dump-dom");
+    default_start_is_described(&browser, &dir, &url, &names);
+    state_in_the_url_is_selected(&browser, &dir, &url);
+    clicks_wheel_and_drag_act(&browser, &dir, &page);
+    screenshot_shows_diagram_and_panel(&browser, &dir, &url);
+}
+
+/// The DOM after the script ran: every state drawn, the default start selected and described.
+fn default_start_is_described(browser: &Path, dir: &Path, url: &str, names: &[&str]) {
+    let (dom, log) = chromium(browser, dir, url, "--dump-dom");
     assert!(!log.contains("Uncaught"), "script error:\n{log}");
-    for name in &names {
+    for name in names {
         assert!(
             dom.contains(&format!("data-name=\"{name}\"")),
             "{name} is not drawn"
@@ -204,11 +223,13 @@ fn html_page_renders_the_states_in_headless_chromium() {
         dom.contains("class=\"state start default c0 selected\""),
         "the default start is not highlighted"
     );
+}
 
-    // `#State` selects and centres another state: its details, its edges highlighted.
+/// `#State` selects and centres another state: its details, its edges highlighted.
+fn state_in_the_url_is_selected(browser: &Path, dir: &Path, url: &str) {
     let (dom, log) = chromium(
-        &browser,
-        &dir,
+        browser,
+        dir,
         &format!("{url}#SubmitPriceRound"),
         "--dump-dom",
     );
@@ -229,10 +250,12 @@ fn html_page_renders_the_states_in_headless_chromium() {
         !dom.contains("<svg id=\"diagram\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "),
         "the view did not move to the state"
     );
+}
 
-    // Interaction, driven by events a script dispatches as a user's mouse would: a click on a state
-    // selects it, the wheel zooms in, a drag pans.
-    let html = std::fs::read_to_string(&page).expect("read the page");
+/// Interaction, driven by events a script dispatches as a user's mouse would: a click on a state selects it,
+/// the wheel zooms in, a drag pans.
+fn clicks_wheel_and_drag_act(browser: &Path, dir: &Path, page: &Path) {
+    let html = std::fs::read_to_string(page).expect("read the page");
     let driven = dir.join("oracle-driven.html");
     std::fs::write(
         &driven,
@@ -240,8 +263,8 @@ fn html_page_renders_the_states_in_headless_chromium() {
     )
     .expect("write the driven page");
     let (dom, log) = chromium(
-        &browser,
-        &dir,
+        browser,
+        dir,
         &format!("file://{}", driven.display()),
         "--dump-dom",
     );
@@ -274,13 +297,15 @@ fn html_page_renders_the_states_in_headless_chromium() {
         panned[0] < zoomed[0] && panned[1] < zoomed[1] && panned[2] == zoomed[2],
         "the drag did not pan: {zoomed:?} → {panned:?}"
     );
+}
 
-    // The screenshot: the diagram (left) and the panel (right) are drawn, clusters in their colours.
+/// The screenshot: the diagram (left) and the panel (right) are drawn, clusters in their colours.
+fn screenshot_shows_diagram_and_panel(browser: &Path, dir: &Path, url: &str) {
     let png = dir.join("oracle.png");
     chromium(
-        &browser,
-        &dir,
-        &url,
+        browser,
+        dir,
+        url,
         &format!("--screenshot={}", png.display()),
     );
     eprintln!("screenshot: {}", png.display());
@@ -424,7 +449,7 @@ fn shipped_specs_are_drawn_without_overlaps_and_open_fitted() {
         eprintln!("skipping: no `chromium` on PATH");
         return;
     };
-    let dir = scratch("chromium-specs");
+    let dir = kept("chromium-specs");
     let specs = fsmc_testkit::specs();
     let mut files = Vec::new();
     fsmc::cli::collect_specs(&specs, &mut files).expect("read specs/");

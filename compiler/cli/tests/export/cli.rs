@@ -1,6 +1,6 @@
 //! The command line: which machine is exported, exit codes, `-o`, and nothing written on errors.
 
-use crate::{run, scratch};
+use crate::run;
 
 /// A spec with two machines and an app composing them.
 const TWO: &str = r#"
@@ -35,8 +35,9 @@ fn write_spec(dir: &std::path::Path, text: &str) -> String {
 
 #[test]
 fn several_items_need_a_choice_and_the_error_lists_them() {
-    let dir = scratch("cli-choice");
-    let spec = write_spec(&dir, TWO);
+    let scratch = fsmc_testkit::scratch("export-cli-choice");
+    let dir = scratch.path();
+    let spec = write_spec(dir, TWO);
     let (code, out, err) = run(&["export", &spec]);
     assert_eq!((code, out.as_str()), (2, ""));
     assert!(
@@ -56,8 +57,9 @@ fn several_items_need_a_choice_and_the_error_lists_them() {
 
 #[test]
 fn an_app_exports_its_composition_under_its_label() {
-    let dir = scratch("cli-app");
-    let spec = write_spec(&dir, TWO);
+    let scratch = fsmc_testkit::scratch("export-cli-app");
+    let dir = scratch.path();
+    let spec = write_spec(dir, TWO);
     let (code, out, err) = run(&[
         "export",
         "--format",
@@ -91,8 +93,9 @@ transition_func:
 
 #[test]
 fn graph_formats_and_output_file() {
-    let dir = scratch("cli-graph");
-    let spec = write_spec(&dir, TWO);
+    let scratch = fsmc_testkit::scratch("export-cli-graph");
+    let dir = scratch.path();
+    let spec = write_spec(dir, TWO);
     for (format, start) in [
         ("dot", "digraph \"packages.example.BothAbciApp\" {\n"),
         ("mermaid", "stateDiagram-v2\n"),
@@ -125,9 +128,10 @@ fn graph_formats_and_output_file() {
 
 #[test]
 fn errors_write_nothing() {
-    let dir = scratch("cli-errors");
+    let scratch = fsmc_testkit::scratch("export-cli-errors");
+    let dir = scratch.path();
     let spec = write_spec(
-        &dir,
+        dir,
         &TWO.replace(
             "(SecondRound, DONE) -> FinishedSecondRound;",
             "(SecondRound, DONE) -> Nowhere;",
@@ -165,9 +169,10 @@ fn errors_write_nothing() {
 
 #[test]
 fn machines_yaml_cannot_express_are_refused_with_a_reason() {
-    let dir = scratch("cli-guarded");
+    let scratch = fsmc_testkit::scratch("export-cli-guarded");
+    let dir = scratch.path();
     let spec = write_spec(
-        &dir,
+        dir,
         "machine Door {\n    event open;\n    start default state Closed;\n    state Open;\n    final state Broken;\n    \
          (Closed, open) -> Open if unlocked;\n    (Closed, open) -> Broken;\n    (Open, open) -> Broken;\n}\n",
     );
@@ -194,8 +199,9 @@ fn machines_yaml_cannot_express_are_refused_with_a_reason() {
 
 #[test]
 fn graph_direction_is_top_to_bottom_by_default_and_every_format_agrees() {
-    let dir = scratch("cli-direction");
-    let spec = write_spec(&dir, TWO);
+    let scratch = fsmc_testkit::scratch("export-cli-direction");
+    let dir = scratch.path();
+    let spec = write_spec(dir, TWO);
     // The `y` (top to bottom) or `x` (left to right) of a state's box in an SVG drawing.
     let position = |svg: &str, state: &str, axis: &str| -> f64 {
         let at = svg

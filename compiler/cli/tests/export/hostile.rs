@@ -5,7 +5,7 @@
 //! of the expected shape, and the HTML page has exactly its own two script elements, with nothing in the
 //! data able to close them.
 
-use crate::{TB, run, scratch};
+use crate::{TB, run};
 use fsmc::export::{self, Direction, Target};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::spec::{
@@ -307,7 +307,8 @@ fn hostile_cluster_names_stay_inert_in_every_format() {
 #[test]
 fn hostile_text_through_the_command_line() {
     // What a `.fsm` file can carry: labels and attribute strings with escapes, docs with anything.
-    let dir = scratch("hostile-cli");
+    let scratch = fsmc_testkit::scratch("export-hostile-cli");
+    let dir = scratch.path();
     let spec = dir.join("spec.fsm");
     let text = format!(
         "/// {}\n/// {}\nmachine Door {{\n    label \"x\\u{{1b}}{}\\n\\\"q\\\"\";\n    event open;\n    /// {}\n    start default state Closed {{ owner \"{}\"; }}\n    final state Open;\n    (Closed, open) -> Open;\n}}\n",

@@ -1,0 +1,209 @@
+//! Completion: what may be written where the cursor is, read from the text before it (the statement being
+//! typed does not parse yet): states, events, keys, round kinds, properties, keywords, machines of an app's
+//! chain and their states; nothing inside a comment or a string.
+
+use crate::fixture::{PRICE, REGISTRATION, Session};
+use expect_test::{Expect, expect};
+
+/// The labels offered, one per line, with their kind.
+fn check(fixture: &str, expect: Expect) {
+    let mut s = Session::new(fixture);
+    let items = s.call("textDocument/completion", s.at_cursor());
+    let actual: String = items
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            let kind = serde_json::from_value::<lsp_types::CompletionItemKind>(i["kind"].clone())
+                .map_or_else(|_| i["kind"].to_string(), |k| format!("{k:?}"));
+            format!("{} ({kind})\n", i["label"].as_str().unwrap_or_default())
+        })
+        .collect();
+    expect.assert_eq(&actual);
+}
+
+/// The price machine with `typed` (ending at the cursor) as its last line.
+fn in_price(typed: &str) -> String {
+    PRICE.replacen("\n}\n", &format!("\n{typed}$0\n}}\n"), 1)
+}
+
+#[test]
+fn after_an_open_paren_the_states() {
+    check(
+        &in_price("    ("),
+        expect![[r#"
+            CollectPriceRound (EnumMember)
+            FinishedPriceRound (EnumMember)
+        "#]],
+    );
+}
+
+#[test]
+fn after_a_state_and_a_comma_the_events() {
+    check(
+        &in_price("    (CollectPriceRound, "),
+        expect![[r#"
+            DONE (Event)
+            NO_MAJORITY (Event)
+            ROUND_TIMEOUT (Event)
+        "#]],
+    );
+}
+
+#[test]
+fn after_an_arrow_the_states_starting_with_what_is_typed() {
+    check(
+        &in_price("    (CollectPriceRound, DONE) -> Fin"),
+        expect![[r#"
+            CollectPriceRound (EnumMember)
+            FinishedPriceRound (EnumMember)
+        "#]],
+    );
+}
+
+#[test]
+fn after_a_transition_its_keywords() {
+    check(
+        &in_price("    (CollectPriceRound, DONE) -> FinishedPriceRound "),
+        expect![[r#"
+            if (Keyword)
+            unless (Keyword)
+            do (Keyword)
+            persist (Keyword)
+        "#]],
+    );
+}
+
+#[test]
+fn after_a_state_name_and_colon_the_round_kinds() {
+    check(
+        &in_price("    state Voting: "),
+        expect![[r#"
+            collect_same_until_all (Enum)
+            collect_different_until_all (Enum)
+            collect_same_until_threshold (Enum)
+            collect_different_until_threshold (Enum)
+            collect_non_empty_until_threshold (Enum)
+            only_keeper_sends (Enum)
+            voting (Enum)
+            degenerate (Enum)
+            custom (Enum)
+        "#]],
+    );
+}
+
+#[test]
+fn in_a_state_body_its_properties_then_keys_and_events() {
+    check(
+        &in_price("    state Voting { "),
+        expect![[r#"
+            reads (Property)
+            writes (Property)
+            requires (Property)
+            ensures (Property)
+            done (Property)
+            none (Property)
+            no_majority (Property)
+            negative (Property)
+            fail (Property)
+            reset (Property)
+            payload (Property)
+            registration (Property)
+            elects_keeper (Property)
+        "#]],
+    );
+    check(
+        &in_price("    state Voting { reads price, "),
+        expect![[r#"
+            price (Field)
+        "#]],
+    );
+    check(
+        &in_price("    state Voting { no_majority = "),
+        expect![[r#"
+            DONE (Event)
+            NO_MAJORITY (Event)
+            ROUND_TIMEOUT (Event)
+        "#]],
+    );
+}
+
+#[test]
+fn in_a_machine_body_the_statements_and_after_start_its_modifiers() {
+    check(
+        &in_price("    "),
+        expect![[r#"
+            event (Keyword)
+            key (Keyword)
+            cross_period (Keyword)
+            state (Keyword)
+            start (Keyword)
+            default (Keyword)
+            final (Keyword)
+            label (Property)
+        "#]],
+    );
+    check(
+        &in_price("    start "),
+        expect![[r#"
+            default (Keyword)
+            final (Keyword)
+            state (Keyword)
+        "#]],
+    );
+}
+
+#[test]
+fn in_an_app_the_machines_of_the_chain_then_their_states() {
+    let fixture = |main: &str| {
+        format!(
+            "//- /main.fsm\n{main}//- /price.fsm\n{PRICE}//- /registration/fsm_specification.yaml\n{REGISTRATION}"
+        )
+    };
+    check(
+        &fixture(
+            "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain $0\n}\n",
+        ),
+        expect![[r#"
+            PriceAbciApp (Class)
+            Registration (Class)
+        "#]],
+    );
+    check(
+        &fixture(
+            "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain Registration, PriceAbciApp;\n    Registration::$0\n}\n",
+        ),
+        expect![[r#"
+            FinishedRegistrationRound (EnumMember)
+            RegistrationRound (EnumMember)
+        "#]],
+    );
+}
+
+#[test]
+fn in_an_attribute_the_lints() {
+    check(
+        "#![allow($0\nmachine M {}\n",
+        expect![[r#"
+            no_path_to_final (Constant)
+            event_never_handled (Constant)
+            shared_event (Constant)
+            unused_key (Constant)
+            redundant_persistence (Constant)
+            state_naming (Constant)
+            app_naming (Constant)
+        "#]],
+    );
+}
+
+#[test]
+fn nothing_inside_a_comment_or_a_string() {
+    check(
+        &PRICE.replace("/// Agrees", "// ($0Agrees"),
+        expect![[r#""#]],
+    );
+    check(
+        &PRICE.replace("payload \"u64\"", "payload \"u6$04\""),
+        expect![[r#""#]],
+    );
+}
