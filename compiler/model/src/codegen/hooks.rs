@@ -1,12 +1,13 @@
 //! Events with their data (`messages`, `Message`), the `Transition` every hook sees, the `Hooks` trait and
-//! `State::fire`, which runs a transition's hooks in the order of Genie Flow's transition steps (seed 001):
+//! `State::fire`, which runs a transition's hooks in the order of Genie Flow's transition steps:
 //! validators → conditions → before → exit → on → state update → enter → after.
 //!
 //! Every hook but the spec's guards and actions has a default that does nothing, so a user implements only
 //! what they need, and a machine without guards or actions has the same API as one with them.
 
+use super::docs;
 use super::table::{is_guarded, pairs};
-use super::{docs, snake, variant};
+use super::tokens::{rust_type, snake, variant};
 use crate::hooks;
 use crate::spec::{EventId, Machine};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -27,7 +28,7 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
         let id = variant(&ev.name.text);
         let doc = docs::attrs_or(&ev.docs, &format!("The data of `{}`.", ev.name));
         let fields = ev.fields.iter().map(|f| {
-            let (fid, ty) = (snake(&f.name.text), super::profiles::rust_type(&f.ty.text));
+            let (fid, ty) = (snake(&f.name.text), rust_type(&f.ty.text));
             let doc = format!(" `{}` of `{}`.", f.name, ev.name);
             quote! { #[doc = #doc] pub #fid: #ty }
         });
