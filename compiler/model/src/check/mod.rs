@@ -1,11 +1,11 @@
 //! Stage 3: validation. Every check runs on every machine and app, diagnostics accumulate, and lint levels are
 //! applied per machine. Only this stage constructs a [`Checked`] model.
 //!
-//! The checks every machine gets, whatever its system, are generic: [`structure`] (start and final states,
-//! duplicate and conflicting transitions), [`names`] (identifiers generated code derives from spec names),
-//! [`graph`] (reachability, dead ends, paths to a final state, unused events) and [`dataflow`] (keys written
-//! before they are read). Each system's own rules live in its module — [`abci`] (rounds, keepers, naming, and
-//! the composition of apps), [`genie`], [`dialogue`], [`staged`] — behind the [`system::System`] trait; this
+//! The checks every machine gets, whatever its system, are generic: `structure` (start and final states,
+//! duplicate and conflicting transitions), `names` (identifiers generated code derives from spec names),
+//! `graph` (reachability, dead ends, paths to a final state, unused events) and `dataflow` (keys written
+//! before they are read). Each system's own rules live in its module — `abci` (rounds, keepers, naming, and
+//! the composition of apps), `genie`, `dialogue`, `staged` — behind the `system::System` trait; this
 //! module picks a machine's by its profile and runs the passes in order.
 
 mod abci;

@@ -1,12 +1,12 @@
 //! Stage 4: a checked model → Rust tokens (with `quote!`, never string building) → formatted text.
 //!
 //! Each machine and each composed app becomes one module named after it. Every machine's module holds the same
-//! core ([`machine`]: `State` and `Event` enums, the transition table of [`table`], the hooks and `fire` of
-//! [`hooks`], docs from [`docs`]), its synchronized data ([`data`]) when it has keys, and a [`behaviour`] when
-//! no system drives it; a composed app's also says where each state came from ([`origin`]). What a system adds
-//! is its module's: [`abci`] (rounds and the replicated app), [`genie`] (state types, templates, persistence),
-//! [`dialogue`] (roles and the protocol), [`staged`] (agents, stages and the environment). This module picks a
-//! machine's by its profile; [`tokens`] turns names and types into tokens for all of them.
+//! core (`machine`: `State` and `Event` enums, the transition table of `table`, the hooks and `fire` of
+//! `hooks`, docs from `docs`), its synchronized data (`data`) when it has keys, and a `behaviour` when
+//! no system drives it; a composed app's also says where each state came from (`origin`). What a system adds
+//! is its module's: `abci` (rounds and the replicated app), `genie` (state types, templates, persistence),
+//! `dialogue` (roles and the protocol), `staged` (agents, stages and the environment). This module picks a
+//! machine's by its profile; `tokens` turns names and types into tokens for all of them.
 //!
 //! Generated code refers to the runtime by absolute path (`::fsmc_runtime::…`) and to the standard library as
 //! `::core`/`::std`, so spec names cannot collide with the user's items. Everything iterates ordered

@@ -336,3 +336,19 @@ impl Machine {
             })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large spec has hundreds of thousands of states, so their size is watched: a system's data costs a
+    /// state the size of the largest system's (and the enum's tag), not the sum of all of theirs.
+    #[test]
+    fn states_stay_small() {
+        let largest = size_of::<Round>()
+            .max(size_of::<GenieState>())
+            .max(size_of::<Stage>());
+        assert!(size_of::<StateData>() <= largest + 8);
+        assert!(size_of::<State>() <= 168, "{} bytes", size_of::<State>());
+    }
+}

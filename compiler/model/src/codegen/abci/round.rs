@@ -26,16 +26,19 @@ pub(super) struct AppRound {
     pub docs: Vec<String>,
 }
 
-/// The runtime types of a round of kind `kind` whose payload is `t`: the round type, the wire type, the payload
-/// submitted from the decoded wire value `p`, and whether the wire type wraps the payload in `Option` (a `None`
-/// payload is possible). `None` for a kind the runtime does not run.
+/// The runtime types of a round.
 struct Wire {
+    /// The runtime round type.
     round_ty: TokenStream,
+    /// What the behaviour returns and the transaction carries.
     wire_ty: TokenStream,
+    /// The payload submitted to the runtime round, from the decoded wire value `p`.
     submit: TokenStream,
+    /// Whether the wire type wraps the payload in `Option` (a `None` payload is possible).
     optional: bool,
 }
 
+/// How state `sid` is generated as a round of the app; `None` when the runtime does not run its kind.
 /// `none_handled`: the state has a transition for its `none` outcome, so a `None` payload means something.
 pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option<AppRound> {
     let s = m.state(sid);
@@ -68,6 +71,8 @@ pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option
     })
 }
 
+/// The runtime types of a round of kind `kind`, whose payload is the written one (an agent address when it
+/// elects a keeper); `None` for a kind the runtime does not run.
 fn wire(s: &State, kind: RoundKind, elects: bool, none_handled: bool) -> Option<Wire> {
     let agent = quote! { ::fsmc_runtime::app::AgentId };
     let t = match s.payload() {
