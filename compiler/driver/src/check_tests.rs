@@ -514,7 +514,7 @@ fn a_stage_may_have_no_acting_agents_and_reward_nobody() {
     let c = crate::compile_str("test.fsm", &src, Path::new("."), &crate::Options::default());
     let checked = c.checked.expect("a clean spec is checked");
     let m = &checked.spec().machines[0];
-    let [a, b, c] = [&m.states[0], &m.states[1], &m.states[2]];
+    let [a, b, c] = [0, 1, 2].map(|i| m.states[i].stage().expect("a stage"));
     assert_eq!(
         a.rewarded.as_deref(),
         Some(&[][..]),

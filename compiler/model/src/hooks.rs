@@ -1,7 +1,7 @@
 //! The methods of a machine's generated `Hooks` trait, named in one place: code generation writes them and the
 //! name check (E0111) makes sure no two of them, nor a guard or an action, share a name.
 //!
-//! The names follow Genie Flow's transition steps (seed 001): `before_transition` and `before_<event>`,
+//! The names follow Genie Flow's transition steps: `before_transition` and `before_<event>`,
 //! `on_exit_state` and `on_exit_<state>`, `on_transition` and `on_<event>`, `on_enter_state` and
 //! `on_enter_<state>`, `after_transition` and `after_<event>`, plus `validate`.
 

@@ -1,12 +1,20 @@
-//! fsmc's model of a spec (stage 2, [`spec`]), its checks ([`check`]), the composition of apps ([`compose`]) and
-//! the Rust code generator ([`codegen`]).
+//! fsmc's model of a spec (stage 2, [`spec`]), its checks ([`check`], which also compose apps) and the Rust
+//! code generator ([`codegen`]).
+//!
+//! Four systems are modelled beside plain machines: Open Autonomy apps (`abci`), Genie Flow conversations
+//! (`genie`), FIPA dialogues (`dialogue`) and Phantom-style staged environments (`staged`). Each has one home in
+//! each stage — `spec::{abci, genie, staged}` for what it adds to a state, `check::{abci, genie, dialogue,
+//! staged}` for its rules, `codegen::{abci, genie, dialogue, staged}` for what it adds to generated code — and
+//! the generic modules around them name none.
+//!
+//! - [`spec`]: the model; [`ident`]: spec names as Rust identifiers; [`hooks`]: the names of a machine's
+//!   generated hooks, shared by the name check and the generator; [`hash`]: the hash maps of the crate.
 //!
 //! It compiles beside `fsmc-syntax`, which it does not need, so that a cold build of a crate using
 //! `include_fsm!` compiles the parser and the checks side by side (see ARCHITECTURE.md).
 
 pub mod check;
 pub mod codegen;
-pub mod compose;
 pub mod hash;
 pub mod hooks;
 pub mod ident;

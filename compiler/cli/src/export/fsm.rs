@@ -163,7 +163,7 @@ fn state(out: &mut String, m: &Machine, s: &State) {
     } else {
         RoundKind::Custom
     };
-    match (s.round, s.genie) {
+    match (s.round().and_then(|r| r.kind), s.genie().and_then(|g| g.ty)) {
         (Some(k), _) if k != default_kind || m.profile != Profile::Abci => {
             let _ = write!(line, ": {}", k.name());
         }
@@ -207,28 +207,31 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
             ));
         }
     }
-    for (outcome, event, _) in &s.outcomes {
-        if let Some(e) = m.events.get(event.index()) {
-            out.push(format!("{} = {};", outcome.name(), e.name));
+    if let Some(round) = s.round() {
+        for (outcome, event, _) in &round.outcomes {
+            if let Some(e) = m.events.get(event.index()) {
+                out.push(format!("{} = {};", outcome.name(), e.name));
+            }
+        }
+        if round.registration.is_some() {
+            out.push("registration;".to_string());
+        }
+        if round.elects_keeper.is_some() {
+            out.push("elects_keeper;".to_string());
+        }
+        if round.reset {
+            out.push("reset;".to_string());
         }
     }
-    if s.registration.is_some() {
-        out.push("registration;".to_string());
-    }
-    if s.elects_keeper.is_some() {
-        out.push("elects_keeper;".to_string());
-    }
-    if s.reset {
-        out.push("reset;".to_string());
-    }
-    if let Some(t) = &s.template {
+    if let Some(t) = s.genie().and_then(|g| g.template.as_ref()) {
         out.push(format!("template {};", string(t.as_str())));
     }
     // No `acting` is nobody acting; a `rewarded` list is written even when empty (`rewarded none;`), since
     // leaving it out means "the acting agents".
+    let stage = s.stage();
     let lists = [
-        ("acting", Some(&s.acting)),
-        ("rewarded", s.rewarded.as_ref()),
+        ("acting", stage.map(|st| &st.acting)),
+        ("rewarded", stage.and_then(|st| st.rewarded.as_ref())),
     ];
     for (name, agents) in lists {
         let Some(agents) = agents else { continue };
@@ -246,7 +249,7 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
         };
         out.push(format!("{name} {list};"));
     }
-    if s.handler.is_some() {
+    if stage.is_some_and(|st| st.handler.is_some()) {
         out.push("handler;".to_string());
     }
     for (name, value) in &s.attributes {

@@ -112,11 +112,14 @@ fn page(target: &Target<'_>) -> Page {
         .enumerate()
         .map(|(i, s)| StateData {
             name: text(&s.name.text),
-            kind: kind(s.round, s.genie.map(|g| g.name())),
+            kind: kind(
+                s.round().and_then(|r| r.kind),
+                s.genie().and_then(|g| g.ty).map(|t| t.name()),
+            ),
             start: s.start,
             default: s.default_start,
             is_final: s.is_final,
-            reset: s.reset,
+            reset: s.round().is_some_and(|r| r.reset),
             cluster: cluster_of.get(i).copied().flatten(),
             reads: keys(m, &s.reads),
             writes: keys(m, &s.writes),

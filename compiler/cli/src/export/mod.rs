@@ -28,7 +28,7 @@ use fsmc_model::spec::{Checked, Item, Machine, MachineId, Spec, StateId};
 pub struct Target<'a> {
     pub spec: &'a Spec,
     pub machine: &'a Machine,
-    /// For a composed app, the machine each state came from ([`fsmc_model::compose::Composed::origin`]); empty
+    /// For a composed app, the machine each state came from ([`fsmc_model::spec::Composed::origin`]); empty
     /// for a plain machine.
     pub origin: &'a [MachineId],
 }
@@ -270,5 +270,5 @@ pub(crate) fn transition_label(m: &Machine, t: &fsmc_model::spec::Transition) ->
 
 /// What kind of state a drawing shows beneath its name: a Genie state's type (`user`, `invoker`).
 pub(crate) fn state_caption(s: &fsmc_model::spec::State) -> Option<&'static str> {
-    s.genie.map(|g| g.name())
+    s.genie().and_then(|g| g.ty).map(|t| t.name())
 }

@@ -201,19 +201,22 @@ fn state_semantics(m: &fsmc_model::spec::Machine) -> Vec<String> {
                 s.default_start,
                 s.is_final,
                 // A final state without a kind is degenerate: the writer may leave the kind out.
-                (m.profile == fsmc_vocab::Profile::Abci).then(|| s.kind()),
-                s.genie,
-                s.reset,
-                s.registration.is_some(),
-                s.elects_keeper.is_some(),
+                (m.profile == fsmc_vocab::Profile::Abci).then(|| s.round_kind()),
+                s.genie().and_then(|g| g.ty),
+                s.round().is_some_and(|r| r.reset),
+                s.round().is_some_and(|r| r.registration.is_some()),
+                s.round().is_some_and(|r| r.elects_keeper.is_some()),
                 s.payload(),
                 keys(&s.reads),
                 keys(&s.writes),
                 keys(&s.requires),
                 keys(&s.ensures),
-                s.template.as_ref().map(|t| t.text.clone()),
-                s.handler.is_some(),
-                s.outcomes
+                s.genie()
+                    .and_then(|g| g.template.as_ref())
+                    .map(|t| t.text.clone()),
+                s.stage().is_some_and(|st| st.handler.is_some()),
+                s.round()
+                    .map_or(&[][..], |r| &r.outcomes)
                     .iter()
                     .map(|(o, e, _)| (o.name(), m.event(*e).name.text.clone()))
                     .collect::<Vec<_>>(),

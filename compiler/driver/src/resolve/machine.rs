@@ -5,6 +5,7 @@ use super::{bad_value, duplicate_name, unknown_property};
 use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::hash::NameMap;
+use fsmc_model::spec::abci::Round;
 use fsmc_model::spec::*;
 use fsmc_syntax::ast::{self, PropValue};
 use fsmc_vocab::NOBODY;
@@ -248,6 +249,7 @@ fn states<'a>(
         let mut st = State {
             name: s.name.clone(),
             docs: s.docs.iter().cloned().collect(),
+            system: StateData::new(out.profile),
             ..State::default()
         };
         for modifier in &s.modifiers {
@@ -290,14 +292,14 @@ fn machine_of(profile: Profile) -> String {
 }
 
 fn kind_of(profile: Profile, kind: &Name, st: &mut State, diags: &mut Vec<Diagnostic>) {
-    let (names, found): (Vec<&str>, bool) = match profile {
-        Profile::Abci => {
-            st.round = RoundKind::parse(&kind.text);
-            (RoundKind::NAMES.to_vec(), st.round.is_some())
+    let (names, found): (Vec<&str>, bool) = match &mut st.system {
+        StateData::Abci(round) => {
+            round.kind = RoundKind::parse(&kind.text);
+            (RoundKind::NAMES.to_vec(), round.kind.is_some())
         }
-        Profile::Genie => {
-            st.genie = StateType::parse(&kind.text);
-            (StateType::NAMES.to_vec(), st.genie.is_some())
+        StateData::Genie(genie) => {
+            genie.ty = StateType::parse(&kind.text);
+            (StateType::NAMES.to_vec(), genie.ty.is_some())
         }
         _ => {
             diags.push(
@@ -357,7 +359,11 @@ fn state_property(
         match &p.value {
             PropValue::Assign(ev) => match out.find_event(&ev.text) {
                 // The span covers `fail = EVENT`: a diagnostic may be about the outcome or about the event.
-                Some(e) => st.outcomes.push((outcome, e, p.name.span.to(ev.span))),
+                Some(e) => {
+                    if let Some(round) = round(st) {
+                        round.outcomes.push((outcome, e, p.name.span.to(ev.span)));
+                    }
+                }
                 None => diags.push(unknown_event(out, ev)),
             },
             _ => diags.push(bad_value(p, &format!("an event: `{name} = EVENT;`"))),
@@ -393,11 +399,14 @@ fn state_property(
             }
         }
         "reset" | "handler" | "registration" | "elects_keeper" => match &p.value {
-            PropValue::Flag => match name {
-                "reset" => st.reset = true,
-                "registration" => st.registration = Some(p.name.span),
-                "elects_keeper" => st.elects_keeper = Some(p.name.span),
-                _ => st.handler = Some(p.name.span),
+            PropValue::Flag => match (name, &mut st.system) {
+                ("reset", StateData::Abci(round)) => round.reset = true,
+                ("registration", StateData::Abci(round)) => round.registration = Some(p.name.span),
+                ("elects_keeper", StateData::Abci(round)) => {
+                    round.elects_keeper = Some(p.name.span)
+                }
+                ("handler", StateData::Staged(stage)) => stage.handler = Some(p.name.span),
+                _ => {}
             },
             _ => diags.push(bad_value(p, &format!("nothing: `{name};`"))),
         },
@@ -411,14 +420,19 @@ fn state_property(
             },
             _ => diags.push(bad_value(p, "a Rust type as a string: `payload \"u64\";`")),
         },
-        "template" => match &p.value {
-            PropValue::Text(t) => st.template = Some(t.clone()),
-            _ => {
-                diags.push(bad_value(p, "a string: `template \"path.jinja\";`"));
-                // A template was given, in the wrong shape: that is the error, not a missing template (E0702).
-                st.template = Some(Name::new(String::new(), p.span));
+        "template" => {
+            let template = match &p.value {
+                PropValue::Text(t) => t.clone(),
+                _ => {
+                    diags.push(bad_value(p, "a string: `template \"path.jinja\";`"));
+                    // A template was given, in the wrong shape: that is the error, not a missing template (E0702).
+                    Name::new(String::new(), p.span)
+                }
+            };
+            if let StateData::Genie(genie) = &mut st.system {
+                genie.template = Some(template);
             }
-        },
+        }
         _ => {
             // acting / rewarded
             let PropValue::List(list) = &p.value else {
@@ -452,12 +466,22 @@ fn state_property(
                     }
                 }
             }
-            if name == "acting" {
-                st.acting.extend(ids);
-            } else {
-                st.rewarded.get_or_insert_with(ThinVec::new).extend(ids);
+            if let StateData::Staged(stage) = &mut st.system {
+                if name == "acting" {
+                    stage.acting.extend(ids);
+                } else {
+                    stage.rewarded.get_or_insert_with(ThinVec::new).extend(ids);
+                }
             }
         }
+    }
+}
+
+/// The state's round. Outcome mappings are properties of `abci` machines, whose states are rounds.
+fn round(st: &mut State) -> Option<&mut Round> {
+    match &mut st.system {
+        StateData::Abci(round) => Some(round),
+        _ => None,
     }
 }
 

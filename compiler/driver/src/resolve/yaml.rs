@@ -6,6 +6,7 @@ use crate::yaml::OaSpec;
 use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::Name;
 use fsmc_model::hash::{FastMap, NameMap};
+use fsmc_model::spec::abci::Round;
 use fsmc_model::spec::*;
 use fsmc_vocab::Profile;
 use fsmc_vocab::abci::RoundKind;
@@ -96,10 +97,14 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
     }
     // Rounds carry no kind in YAML: finals are degenerate (upstream requires it), the rest are opaque.
     for s in &mut m.states {
-        s.round = Some(if s.is_final {
+        let kind = Some(if s.is_final {
             RoundKind::Degenerate
         } else {
             RoundKind::Custom
+        });
+        s.system = StateData::Abci(Round {
+            kind,
+            ..Round::default()
         });
     }
 

@@ -1,17 +1,18 @@
 //! Synchronized data: pre-/post-conditions are where they belong, and every key a state reads (or a final
 //! state guarantees) is written on every path that reaches it: definite assignment over the state graph.
 //!
+//! Every system's states may read and write the machine's keys, so the analysis is generic; how leaving a state
+//! changes the data besides its writes (an Open Autonomy reset round starts a period, a decided round writes on
+//! `DONE` only) is given to it as an [`Exit`] per state.
+//!
 //! A forward must-analysis: the keys available on entry to a state are the intersection, over its
 //! predecessors, of what they had plus what they wrote; start states begin with their pre-conditions. A reset
 //! round starts a new period, after which only cross-period keys carry over. Sets only shrink, so the worklist
 //! settles after O((states + transitions) × keys / 64) word operations.
 
 use super::graph::Graph;
-use crate::spec::{KeyId, Machine, Origin, StateId};
+use crate::spec::{EventId, KeyId, Machine, Origin, StateId};
 use fsmc_base::diag::{Code, Diagnostic};
-use fsmc_vocab::Profile;
-use fsmc_vocab::abci::OutcomeKind;
-use fsmc_vocab::abci::RoundKind;
 use std::collections::VecDeque;
 
 #[derive(Clone, PartialEq, Eq)]
@@ -32,14 +33,91 @@ impl Bits {
     }
 }
 
-pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
+/// How leaving a state changes the data besides its `writes`. The machine's rounds say it (see
+/// `abci::Rounds`): states of the other systems only write.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Exit {
+    /// Leaving starts a new period: only cross-period keys carry over.
+    pub resets: bool,
+    /// The one event whose transitions carry the state's writes (and reset); its other exits leave the data as
+    /// it was.
+    pub only_on: Option<EventId>,
+}
+
+/// The data flow of `m`, where `exit` says how leaving each state changes the data besides its writes.
+pub(super) fn check(
+    m: &Machine,
+    g: &Graph,
+    exit: &dyn Fn(StateId) -> Exit,
+    out: &mut Vec<Diagnostic>,
+) {
     conditions(m, out);
-    keeper(m, g, out);
     if m.keys.is_empty() {
         return;
     }
+    unused_keys(m, out);
+    if !m
+        .states
+        .iter()
+        .any(|s| !s.reads.is_empty() || !s.ensures.is_empty())
+    {
+        return;
+    }
     let n = m.keys.len();
-    let mut used = vec![false; n];
+    let cross = {
+        let mut b = Bits::empty(n);
+        for (i, k) in m.keys.iter().enumerate() {
+            if k.cross_period {
+                b.set(KeyId(i as u32));
+            }
+        }
+        b
+    };
+    let avail = available(m, g, exit, &cross);
+    for s in m.state_ids() {
+        let st = m.state(s);
+        let Some(entry) = &avail[s.index()] else {
+            continue;
+        };
+        if !g.reachable[s.index()] {
+            continue;
+        }
+        for (k, span) in &st.reads {
+            if !entry.has(*k) {
+                out.push(
+                    Diagnostic::new(
+                        Code::ReadBeforeWrite,
+                        format!(
+                            "state `{}` reads `{}`, which some path reaches without writing",
+                            st.name,
+                            m.key(*k).name
+                        ),
+                    )
+                    .at(*span, "read here")
+                    .with(m.key(*k).name.span, "declared here")
+                    .help(read_help(m, *k, exit)),
+                );
+            }
+        }
+        let leaving = exit_of(m, s, exit(s).resets, entry.clone(), &cross);
+        for (k, span) in &st.ensures {
+            if !leaving.has(*k) {
+                out.push(
+                    Diagnostic::new(
+                        Code::PostconditionUnmet,
+                        format!("final state `{}` guarantees `{}`, but some path reaches it without writing it", st.name, m.key(*k).name),
+                    )
+                    .at(*span, "guaranteed here")
+                    .help(read_help(m, *k, exit)),
+                );
+            }
+        }
+    }
+}
+
+/// Keys no state reads, writes, requires or ensures.
+fn unused_keys(m: &Machine, out: &mut Vec<Diagnostic>) {
+    let mut used = vec![false; m.keys.len()];
     for s in &m.states {
         for (k, _) in s
             .reads
@@ -63,32 +141,21 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    if !m
-        .states
-        .iter()
-        .any(|s| !s.reads.is_empty() || !s.ensures.is_empty())
-    {
-        return;
-    }
+}
 
-    let cross = {
-        let mut b = Bits::empty(n);
-        for (i, k) in m.keys.iter().enumerate() {
-            if k.cross_period {
-                b.set(KeyId(i as u32));
-            }
-        }
-        b
-    };
-    // avail[s]: keys definitely available on entry to s; `None` until a path reaches s (the lattice's top).
+/// The keys definitely available on entry to each state; `None` for a state no path reaches (the lattice's
+/// top).
+fn available(
+    m: &Machine,
+    g: &Graph,
+    exit: &dyn Fn(StateId) -> Exit,
+    cross: &Bits,
+) -> Vec<Option<Bits>> {
+    let n = m.keys.len();
     let mut avail: Vec<Option<Bits>> = vec![None; m.states.len()];
     let mut queue = VecDeque::new();
     for s in m.start_states() {
-        let mut b = Bits::empty(n);
-        for (k, _) in &m.state(s).requires {
-            b.set(*k);
-        }
-        avail[s.index()] = Some(b);
+        avail[s.index()] = Some(requires_of(m, s, n));
         queue.push_back(s);
     }
     let outgoing = &g.outgoing;
@@ -98,20 +165,20 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         let Some(entry) = avail[s.index()].clone() else {
             continue;
         };
-        let exit = exit_of(m, s, entry.clone(), &cross);
-        let on_done = done_only(m, s);
+        let how = exit(s);
+        let leaving = exit_of(m, s, how.resets, entry.clone(), cross);
         for &t in outgoing.of(s) {
             let t = t as usize;
             let to = m.transitions[t].to;
             // A round the runtime decides writes (and resets) only when it ends on `DONE`; its other exits
             // (no majority, a timeout) leave the data as it was.
-            let exit = match on_done {
+            let carried = match how.only_on {
                 Some(done) if m.transitions[t].event != Some(done) => &entry,
-                _ => &exit,
+                _ => &leaving,
             };
             let changed = match &mut avail[to.index()] {
                 slot @ None => {
-                    let mut b = (*exit).clone();
+                    let mut b = (*carried).clone();
                     // A start state re-entered keeps only what both its entry and this edge provide.
                     if m.state(to).start {
                         b.and(&requires_of(m, to, n));
@@ -121,7 +188,7 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
                 }
                 Some(cur) => {
                     let before = cur.clone();
-                    cur.and(exit);
+                    cur.and(carried);
                     *cur != before
                 }
             };
@@ -131,114 +198,7 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    for s in m.state_ids() {
-        let st = m.state(s);
-        let Some(entry) = &avail[s.index()] else {
-            continue;
-        };
-        if !g.reachable[s.index()] {
-            continue;
-        }
-        for (k, span) in &st.reads {
-            if !entry.has(*k) {
-                out.push(
-                    Diagnostic::new(
-                        Code::ReadBeforeWrite,
-                        format!(
-                            "state `{}` reads `{}`, which some path reaches without writing",
-                            st.name,
-                            m.key(*k).name
-                        ),
-                    )
-                    .at(*span, "read here")
-                    .with(m.key(*k).name.span, "declared here")
-                    .help(read_help(m, *k)),
-                );
-            }
-        }
-        let exit = exit_of(m, s, entry.clone(), &cross);
-        for (k, span) in &st.ensures {
-            if !exit.has(*k) {
-                out.push(
-                    Diagnostic::new(
-                        Code::PostconditionUnmet,
-                        format!("final state `{}` guarantees `{}`, but some path reaches it without writing it", st.name, m.key(*k).name),
-                    )
-                    .at(*span, "guaranteed here")
-                    .help(read_help(m, *k)),
-                );
-            }
-        }
-    }
-}
-
-/// Every `only_keeper_sends` round is entered with a keeper elected in the current period: the same
-/// definite-assignment analysis, for the keeper. Only the transition on an election's `done` event elects;
-/// a reset round's `done` starts a period without one. Checked only in machines that elect keepers at all:
-/// a machine whose keeper is elected in another machine of its app is checked once composed.
-fn keeper(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
-    if !m.states.iter().any(|s| s.elects_keeper.is_some()) {
-        return;
-    }
-    let outgoing = &g.outgoing;
-    let done: Vec<Option<crate::spec::EventId>> = m
-        .state_ids()
-        .map(|s| m.outcome_event(s, OutcomeKind::Done))
-        .collect();
-    // elected[s]: a keeper is elected on every path into s; `None` until a path reaches s.
-    let mut elected: Vec<Option<bool>> = vec![None; m.states.len()];
-    let mut queue: VecDeque<StateId> = m.start_states().collect();
-    for s in &queue {
-        elected[s.index()] = Some(false);
-    }
-    while let Some(s) = queue.pop_front() {
-        let Some(entry) = elected[s.index()] else {
-            continue;
-        };
-        let st = m.state(s);
-        for &t in outgoing.of(s) {
-            let tr = &m.transitions[t as usize];
-            let on_done = tr.event.is_some() && tr.event == done[s.index()];
-            let exit = if on_done && st.reset {
-                false
-            } else if on_done && st.elects_keeper.is_some() {
-                true
-            } else {
-                entry
-            };
-            let slot = &mut elected[tr.to.index()];
-            let next = match *slot {
-                None => exit,
-                Some(cur) => cur && exit,
-            };
-            if *slot != Some(next) {
-                *slot = Some(next);
-                queue.push_back(tr.to);
-            }
-        }
-    }
-    for s in m.state_ids() {
-        let st = m.state(s);
-        if st.round == Some(RoundKind::OnlyKeeperSends)
-            && g.reachable[s.index()]
-            && elected[s.index()] == Some(false)
-        {
-            out.push(
-                Diagnostic::new(
-                    Code::KeeperNotElected,
-                    format!(
-                        "keeper round `{}` can be reached without a keeper elected in this period",
-                        st.name
-                    ),
-                )
-                .at(
-                    st.kind_span.unwrap_or(st.name.span),
-                    "only the keeper sends here",
-                )
-                .help("put a round with `elects_keeper;` on every path to it, after every reset"),
-            );
-        }
-    }
+    avail
 }
 
 fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
@@ -249,32 +209,19 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
     b
 }
 
-/// For a round whose outcome the runtime decides (an `abci` state with a round kind), the event of its `done`
-/// outcome: only the transition on it carries the round's writes. `None` for states whose writes hold on every
-/// exit (custom rounds, other profiles).
-fn done_only(m: &Machine, s: StateId) -> Option<crate::spec::EventId> {
-    let st = m.state(s);
-    if m.profile != Profile::Abci || matches!(st.kind(), RoundKind::Custom | RoundKind::Degenerate)
-    {
-        return None;
-    }
-    m.outcome_event(s, OutcomeKind::Done)
-}
-
-fn exit_of(m: &Machine, s: StateId, mut entry: Bits, cross: &Bits) -> Bits {
-    let st = m.state(s);
-    if st.reset {
+fn exit_of(m: &Machine, s: StateId, resets: bool, mut entry: Bits, cross: &Bits) -> Bits {
+    if resets {
         entry.and(cross);
     }
-    for (k, _) in &st.writes {
+    for (k, _) in &m.state(s).writes {
         entry.set(*k);
     }
     entry
 }
 
-fn read_help(m: &Machine, k: KeyId) -> String {
+fn read_help(m: &Machine, k: KeyId, exit: &dyn Fn(StateId) -> Exit) -> String {
     let key = &m.key(k).name;
-    let reset = m.states.iter().any(|s| s.reset) && !m.key(k).cross_period;
+    let reset = m.state_ids().any(|s| exit(s).resets) && !m.key(k).cross_period;
     // In a composed app only the first machine's pre-conditions hold on entry; the later machines' `requires`
     // were checked along the chain and cannot help here.
     if m.origin == Origin::Composed {

@@ -1,9 +1,11 @@
 //! Graph checks with petgraph's traversals: reachability from the start states, dead ends, paths to a final state,
 //! unused and never-handled events. Every pass is linear in states plus transitions.
+//!
+//! The pass is the same for every system: what a system reports in its own words instead, it names in a
+//! [`Quiet`], which the pass takes as it takes the graph.
 
 use crate::spec::{Machine, StateId};
 use fsmc_base::diag::{Code, Diagnostic};
-use fsmc_vocab::Profile;
 use petgraph::graph::NodeIndex;
 use petgraph::visit::{Bfs, GraphBase, IntoNeighbors, VisitMap, Visitable};
 
@@ -163,32 +165,60 @@ impl Graph {
     }
 }
 
-pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
-    let g = Graph::build(m);
+/// Which states or events of a machine a fact is not reported for, by index.
+#[derive(Default)]
+pub(crate) enum Set {
+    #[default]
+    None,
+    All,
+    Some(Vec<bool>),
+}
+
+impl Set {
+    fn has(&self, i: usize) -> bool {
+        match self {
+            Set::None => false,
+            Set::All => true,
+            Set::Some(flags) => flags[i],
+        }
+    }
+}
+
+/// The facts of the graph pass that a machine's system keeps quiet, because it reports them in its own words or
+/// because they follow from one of its errors. The system builds it once the graph is known (`System::quiet`);
+/// by default nothing is kept quiet.
+#[derive(Default)]
+pub(crate) struct Quiet {
+    /// States not reported as unreachable.
+    pub unreachable: Set,
+    /// States not reported as dead ends.
+    pub dead_ends: Set,
+    /// States not reported as unable to reach a final state.
+    pub no_path_to_final: Set,
+    /// Events not reported as never used.
+    pub unused_events: Set,
+    /// Events not reported as handled only by unreachable states.
+    pub unhandled_events: Set,
+    /// The help of a dead end in the system's words, when it has its own.
+    pub dead_end_help: Option<&'static str>,
+}
+
+/// Reports unreachable states, dead ends, states that cannot reach a final state, and events never used or never
+/// handled, except what `quiet` names.
+pub(super) fn check(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {
+    states(m, g, quiet, out);
+    events(m, g, quiet, out);
+}
+
+fn states(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {
     let has_start = m.start_states().next().is_some();
     let has_final = m.final_states().next().is_some();
     // When no final state is reachable, every state "cannot reach a final state": the unreachable finals say
     // it once.
     let final_reachable = m.final_states().any(|f| g.reachable[f.index()]);
-    // A dialogue that cannot begin reaches nothing: its one error (E0803) replaces a dead-end start and a
-    // report for every other state.
-    let no_initiation = super::profiles::no_initiation(m);
-    // In a dialogue, a state that cannot reach an end is reported through the performative leading into it.
-    let cannot_terminate = super::profiles::cannot_terminate(m, &g);
-    // Computed in one pass over the transitions, so the check stays linear.
-    let mut by_performative = vec![false; m.states.len()];
-    for t in &m.transitions {
-        if g.reachable[t.from.index()] && t.event.is_some_and(|e| cannot_terminate[e.index()]) {
-            by_performative[t.to.index()] = true;
-        }
-    }
-    let reported_by_performative = |s: StateId| by_performative[s.index()];
     for s in m.state_ids() {
         let st = m.state(s);
-        if no_initiation {
-            continue;
-        }
-        if has_start && !g.reachable[s.index()] {
+        if has_start && !g.reachable[s.index()] && !quiet.unreachable.has(s.index()) {
             out.push(
                 Diagnostic::new(
                     Code::UnreachableState,
@@ -198,15 +228,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
                 .help("add a transition into it, mark it `start`, or remove it"),
             );
         }
-        // A stage without a handler and without a next stage breaks Phantom's "exactly one next stage"
-        // rule, which says it in its own words (E0901).
-        let staged_rule = m.profile == Profile::Staged && st.handler.is_none();
-        if !st.is_final && g.out_degree(s) == 0 && !staged_rule {
-            let help = if m.profile == Profile::Staged {
-                "give it its next stages: `A -> B, C;`"
-            } else {
-                "add a transition out of it, or mark it `final`"
-            };
+        if !st.is_final && g.out_degree(s) == 0 && !quiet.dead_ends.has(s.index()) {
+            let help = quiet
+                .dead_end_help
+                .unwrap_or("add a transition out of it, or mark it `final`");
             out.push(
                 Diagnostic::new(Code::DeadEnd, format!("state `{}` is a dead end", st.name))
                     .at(st.name.span, "not final, and no transition leaves it")
@@ -214,13 +239,11 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
                     .note("a machine that enters this state can never move again"),
             );
         } else if has_final
-            // A final stage is itself the error in a staged machine (E0904), not the paths towards it.
-            && m.profile != Profile::Staged
             && final_reachable
             && !st.is_final
             && g.reachable[s.index()]
             && !g.coreachable[s.index()]
-            && !reported_by_performative(s)
+            && !quiet.no_path_to_final.has(s.index())
         {
             out.push(
                 Diagnostic::new(
@@ -232,6 +255,10 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
             );
         }
     }
+}
+
+fn events(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {
+    let has_start = m.start_states().next().is_some();
     let mut used = vec![false; m.events.len()];
     let mut live = vec![false; m.events.len()];
     for t in &m.transitions {
@@ -240,11 +267,9 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
             live[e.index()] |= g.reachable[t.from.index()];
         }
     }
-    let explained = super::rounds::required_but_unused(m);
     for (i, e) in m.events.iter().enumerate() {
         if !used[i] {
-            // An event some round must emit is reported as that round's missing transition (E0401) instead.
-            if !explained[i] {
+            if !quiet.unused_events.has(i) {
                 out.push(
                     Diagnostic::new(
                         Code::UnusedEvent,
@@ -254,8 +279,7 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
                     .help("use it in a transition or remove it"),
                 );
             }
-        } else if has_start && !live[i] && m.profile != Profile::Dialogue {
-            // Dialogues report this as an unreachable performative instead.
+        } else if has_start && !live[i] && !quiet.unhandled_events.has(i) {
             out.push(
                 Diagnostic::new(
                     Code::EventNeverHandled,
@@ -266,5 +290,4 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) -> Graph {
             );
         }
     }
-    g
 }

@@ -1,17 +1,27 @@
 //! Stage 3: validation. Every check runs on every machine and app, diagnostics accumulate, and lint levels are
 //! applied per machine. Only this stage constructs a [`Checked`] model.
+//!
+//! The checks every machine gets, whatever its system, are generic: `structure` (start and final states,
+//! duplicate and conflicting transitions), `names` (identifiers generated code derives from spec names),
+//! `graph` (reachability, dead ends, paths to a final state, unused events) and `dataflow` (keys written
+//! before they are read). Each system's own rules live in its module — `abci` (rounds, keepers, naming, and
+//! the composition of apps), `genie`, `dialogue`, `staged` — behind the `system::System` trait; this
+//! module picks a machine's by its profile and runs the passes in order.
 
-mod compose;
+mod abci;
 mod dataflow;
+mod dialogue;
+mod genie;
 mod graph;
 mod names;
-mod profiles;
-mod rounds;
+mod staged;
 mod structure;
+mod system;
 
-use crate::compose::Composed;
-use crate::spec::{Checked, Machine, Spec};
+use crate::spec::{App, Checked, Composed, Machine, Spec};
 use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
+use system::System;
 
 /// What checking found: the diagnostics, and the checked model when there were no errors.
 #[derive(Debug)]
@@ -34,13 +44,13 @@ pub fn check(spec: Spec) -> Report {
     }
     for m in &spec.machines {
         let mut found = Vec::new();
-        profiles::templates(m, &spec.templates, &mut found);
+        system_of(m.profile).files(m, &spec, &mut found);
         diags.extend(found.into_iter().filter_map(|d| m.lints.apply(d)));
     }
     names::modules(&spec, &mut diags);
     let mut composed = Vec::new();
     for app in &spec.apps {
-        let (result, found) = compose::check(&spec, app);
+        let (result, found) = check_app(&spec, app);
         diags.extend(found.into_iter().filter_map(|d| app.lints.apply(d)));
         composed.push(result);
     }
@@ -60,11 +70,23 @@ pub fn check(spec: Spec) -> Report {
     }
 }
 
+/// The system whose rules a machine of this profile follows.
+fn system_of(profile: Profile) -> &'static dyn System {
+    match profile {
+        Profile::Plain => &system::Plain,
+        Profile::Abci => &abci::Abci,
+        Profile::Genie => &genie::Genie,
+        Profile::Dialogue => &dialogue::Dialogue,
+        Profile::Staged => &staged::Staged,
+    }
+}
+
 /// Every check that applies to one machine on its own (also run on each composed app).
-pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
+fn check_machine(m: &Machine) -> Vec<Diagnostic> {
+    let system = system_of(m.profile);
     if m.states.is_empty() {
         let mut out = Vec::new();
-        structure::check(m, &mut out);
+        structure::check(m, system, &mut out);
         return out;
     }
     // The graph's checks need nothing the others find: on a large machine they run beside them, and their
@@ -73,40 +95,47 @@ pub(crate) fn check_machine(m: &Machine) -> Vec<Diagnostic> {
     let ((graph, found), mut out) = fsmc_base::par::join(
         large,
         || {
+            let graph = graph::Graph::build(m);
             let mut found = Vec::new();
             // Graph facts are consequences of one reported problem when transitions were dropped (`incomplete`)
             // or none were written (E0208): every state would be a dead end or unreachable and every event
             // unused.
-            let graph = if m.incomplete || m.transitions.is_empty() {
-                graph::Graph::build(m)
-            } else {
-                graph::check(m, &mut found)
-            };
+            if !m.incomplete && !m.transitions.is_empty() {
+                // What the system reports in its own words, the graph pass keeps quiet.
+                let quiet = system.quiet(m, &graph);
+                graph::check(m, &graph, &quiet, &mut found);
+            }
             (graph, found)
         },
         || {
             let mut out = Vec::new();
-            structure::check(m, &mut out);
+            structure::check(m, system, &mut out);
             names::check(m, &mut out);
+            system.names(m, &mut out);
             out
         },
     );
     out.extend(found);
-    rounds::check(m, &graph.outgoing, &mut out);
-    dataflow::check(m, &graph, &mut out);
-    profiles::check(m, &graph, &mut out);
-    // Upstream checks naming only once everything else passes; so do we, so a broken spec is not buried in
-    // naming noise.
+    // Rounds change the data and elect keepers in whichever machine holds them (see `abci::Rounds`).
+    let rounds = abci::Rounds::new(m);
+    dataflow::check(m, &graph, &|s| rounds.exit(s), &mut out);
+    rounds.keepers(&graph, &mut out);
+    system.check(m, &graph, &mut out);
     if !out
         .iter()
         .any(|d| d.is_error() && !matches!(d.code, Code::StateNaming | Code::AppNaming))
     {
-        names::naming(m, &mut out);
+        system.conventions(m, &mut out);
     }
     out
 }
 
-/// Exposed for the composed re-check.
-pub(crate) fn recheck(c: &Composed) -> Vec<Diagnostic> {
-    check_machine(&c.machine)
+/// The composition's checks on an app, then the composed machine's as an ordinary machine.
+fn check_app(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
+    let (composed, mut found) = abci::compose::check(spec, app);
+    if abci::compose::recheck(app, &found) {
+        let again = check_machine(&composed.machine);
+        found.extend(again.into_iter().map(|d| abci::compose::wrap(app, d)));
+    }
+    (composed, found)
 }

@@ -1,13 +1,12 @@
-//! Name checks beyond resolution: names that collide once turned into Rust identifiers, reserved names, and
-//! Open Autonomy's naming conventions (a lint).
+//! Name checks beyond resolution: names that collide once turned into Rust identifiers, and reserved names. The
+//! names a system's generated code adds (Genie's `poll`, a staged machine's `Environment`) are checked by the
+//! system; Open Autonomy's naming conventions are a lint of `abci`.
 
 use crate::hash::{FastMap, map_with_capacity};
 use crate::ident;
-use crate::spec::{Machine, Origin};
+use crate::spec::Machine;
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::Name;
-use fsmc_vocab::NOBODY;
-use fsmc_vocab::Profile;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
@@ -104,18 +103,6 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         underscore(|| "a key".to_string(), &k.name, out);
     }
     underscore(|| "a machine".to_string(), &m.name, out);
-    if m.profile == Profile::Genie
-        && let Some(e) = m.events.iter().find(|e| e.name.text == "poll")
-    {
-        out.push(
-            Diagnostic::new(Code::ReservedName, "the event name `poll` is reserved in Genie machines")
-                .at(e.name.span, "reserved")
-                .help("while an invoker runs, the runtime offers only `poll`; pick another name for this event"),
-        );
-    }
-    if m.profile == Profile::Staged {
-        staged_names(m, out);
-    }
     for s in &m.states {
         if matches!(s.name.as_str(), "crate" | "super") {
             out.push(
@@ -125,60 +112,6 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                 )
                 .at(s.name.span, "reserved in Rust")
                 .help("rename the state"),
-            );
-        }
-    }
-}
-
-/// The methods of a staged machine's `Environment` trait besides the handlers, which are named after their
-/// stages (`snake_case`): a handler must not take one of these names.
-pub(crate) const ENVIRONMENT_METHODS: &[&str] = &[
-    "reset",
-    "observe",
-    "info",
-    "act",
-    "resolve",
-    "reward",
-    "agent_terminated",
-    "is_terminated",
-    "is_truncated",
-];
-
-/// `none` lists no agents (`rewarded none;`), so it cannot be an agent; and each handler becomes a method of
-/// `Environment`, next to its fixed methods and the other handlers.
-fn staged_names(m: &Machine, out: &mut Vec<Diagnostic>) {
-    if let Some(a) = m.agents.iter().find(|a| a.text == NOBODY) {
-        out.push(
-            Diagnostic::new(
-                Code::ReservedName,
-                format!("the agent name `{NOBODY}` is reserved in staged machines"),
-            )
-            .at(a.span, "reserved")
-            .help(format!(
-                "`rewarded {NOBODY};` means that nobody is rewarded; pick another name for this agent"
-            )),
-        );
-    }
-    for s in m.states.iter().filter(|s| s.handler.is_some()) {
-        let method = ident::snake(&s.name.text);
-        if ENVIRONMENT_METHODS.contains(&method.as_str()) {
-            out.push(
-                Diagnostic::new(
-                    Code::NameCollision,
-                    format!(
-                        "the handler of stage `{}` would be the method `{method}` of `Environment`, which has one of that name",
-                        s.name
-                    ),
-                )
-                .at(s.name.span, format!("its handler becomes `{method}`"))
-                .help(format!(
-                    "rename the stage; `Environment` has the methods {}",
-                    ENVIRONMENT_METHODS
-                        .iter()
-                        .map(|m| format!("`{m}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
             );
         }
     }
@@ -512,41 +445,6 @@ fn collisions<'a, S: AsRef<str>>(
             indexmap::map::Entry::Vacant(slot) => {
                 slot.insert(n);
             }
-        }
-    }
-}
-
-/// Open Autonomy naming conventions: app labels end in `AbciApp`, states in `Round`.
-pub(super) fn naming(m: &Machine, out: &mut Vec<Diagnostic>) {
-    if m.profile != Profile::Abci {
-        return;
-    }
-    let label = m.label.as_ref().unwrap_or(&m.name);
-    if !label.text.ends_with("AbciApp") {
-        let what = if m.origin == Origin::Composed {
-            "app"
-        } else {
-            "machine"
-        };
-        out.push(
-            Diagnostic::new(
-                Code::AppNaming,
-                format!("{what} label `{label}` does not end in `AbciApp`"),
-            )
-            .at(label.span, "Open Autonomy names apps `…AbciApp`")
-            .help("rename it, or allow the lint with `#[allow(app_naming)]`"),
-        );
-    }
-    for s in &m.states {
-        if !s.name.text.ends_with("Round") {
-            out.push(
-                Diagnostic::new(
-                    Code::StateNaming,
-                    format!("state `{}` does not end in `Round`", s.name),
-                )
-                .at(s.name.span, "Open Autonomy names rounds `…Round`")
-                .help("rename it, or allow the lint with `#[allow(state_naming)]`"),
-            );
         }
     }
 }

@@ -1,11 +1,11 @@
-//! Structure checks: start and final states, transitions out of finals, duplicate and conflicting transitions,
-//! empty machines.
+//! Structure checks: start and final states, transitions out of finals, transitions without events, duplicate and
+//! conflicting transitions, empty machines.
 
+use super::system::System;
 use crate::spec::{Machine, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
-use fsmc_vocab::Profile;
 
-pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
+pub(super) fn check(m: &Machine, system: &dyn System, out: &mut Vec<Diagnostic>) {
     if m.states.is_empty() {
         out.push(
             Diagnostic::new(
@@ -17,6 +17,34 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
         );
         return;
     }
+    default_start(m, out);
+    // When the system refuses `final` itself, what a final state may not do is not reported besides.
+    let finals = !system.refuses_finals();
+    if finals {
+        start_is_final(m, out);
+    }
+    // When resolution dropped every transition (each one named something unknown), those errors say what is
+    // wrong; "no transitions" would only repeat them.
+    if m.transitions.is_empty() && !m.incomplete {
+        let at = if m.origin == Origin::OaYaml {
+            m.span
+        } else {
+            m.name.span
+        };
+        out.push(
+            Diagnostic::new(
+                Code::NoTransitions,
+                format!("machine `{}` has no transitions", m.name),
+            )
+            .at(at, "empty transition table")
+            .help("add transitions `(State, EVENT) -> Next;`"),
+        );
+    }
+    transitions(m, finals, system.moves_directly(), out);
+}
+
+/// Exactly one start state is the default.
+fn default_start(m: &Machine, out: &mut Vec<Diagnostic>) {
     let defaults: Vec<_> = m
         .state_ids()
         .filter(|s| m.state(*s).default_start)
@@ -64,11 +92,12 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-    // In a staged machine `final` itself is the error (E0904): what a final state may not do is not reported.
-    let staged = m.profile == Profile::Staged;
+}
+
+fn start_is_final(m: &Machine, out: &mut Vec<Diagnostic>) {
     for s in m.state_ids() {
         let st = m.state(s);
-        if st.start && st.is_final && !staged {
+        if st.start && st.is_final {
             out.push(
                 Diagnostic::new(
                     Code::StartIsFinal,
@@ -82,30 +111,18 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    // When resolution dropped every transition (each one named something unknown), those errors say what is
-    // wrong; "no transitions" would only repeat them.
-    if m.transitions.is_empty() && !m.incomplete {
-        let at = if m.origin == Origin::OaYaml {
-            m.span
-        } else {
-            m.name.span
-        };
-        out.push(
-            Diagnostic::new(
-                Code::NoTransitions,
-                format!("machine `{}` has no transitions", m.name),
-            )
-            .at(at, "empty transition table")
-            .help("add transitions `(State, EVENT) -> Next;`"),
-        );
-    }
+}
+
+/// Transitions out of final states (when `finals` are checked), transitions without an event (unless the system
+/// `moves_directly`), and transitions written twice or in conflict.
+fn transitions(m: &Machine, finals: bool, moves_directly: bool, out: &mut Vec<Diagnostic>) {
     // Group by (state, event): duplicates and conflicts. Direct transitions (no event) may fan out. One sorted
     // list rather than a map of lists: no allocation per group on large specs. Sorting by (state, event, index)
     // visits the groups in key order and each group in spec order.
     let mut keyed: Vec<(u32, Option<u32>, usize)> = Vec::with_capacity(m.transitions.len());
     for (i, t) in m.transitions.iter().enumerate() {
         let from = m.state(t.from);
-        if from.is_final && !staged {
+        if from.is_final && finals {
             out.push(
                 Diagnostic::new(Code::TransitionFromFinal, format!("final state `{}` has an outgoing transition", from.name))
                     .at(t.span, "transition out of a final state")
@@ -113,8 +130,27 @@ pub(super) fn check(m: &Machine, out: &mut Vec<Diagnostic>) {
                     .help("a final state ends the machine: remove the transition or make the state non-final"),
             );
         }
+        if t.event.is_none() && !moves_directly {
+            out.push(
+                Diagnostic::new(
+                    Code::DirectTransition,
+                    "a transition without an event is only allowed in a `staged` machine",
+                )
+                .at(t.span, "no event")
+                .help(format!(
+                    "name the event: `({}, EVENT) -> {};`",
+                    m.state(t.from).name,
+                    m.state(t.to).name
+                )),
+            );
+        }
         keyed.push((t.from.0, t.event.map(|e| e.0), i));
     }
+    conflicts(m, keyed, out);
+}
+
+/// Duplicate and conflicting transitions, from the transitions keyed by (state, event, index).
+fn conflicts(m: &Machine, mut keyed: Vec<(u32, Option<u32>, usize)>, out: &mut Vec<Diagnostic>) {
     keyed.sort_unstable();
     for group in keyed.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
         let event = group[0].1;

@@ -1,14 +1,15 @@
 //! Events with their data (`messages`, `Message`), the `Transition` every hook sees, the `Hooks` trait and
-//! `State::fire`, which runs a transition's hooks in the order of Genie Flow's transition steps (seed 001):
+//! `State::fire`, which runs a transition's hooks in the order of Genie Flow's transition steps:
 //! validators → conditions → before → exit → on → state update → enter → after.
 //!
 //! Every hook but the spec's guards and actions has a default that does nothing, so a user implements only
 //! what they need, and a machine without guards or actions has the same API as one with them.
 
+use super::docs;
 use super::table::{is_guarded, pairs};
-use super::{docs, snake, variant};
+use super::tokens::{rust_type, snake, variant};
 use crate::hooks;
-use crate::spec::{EventId, Machine};
+use crate::spec::{EventId, Machine, StateId};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
@@ -27,7 +28,7 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
         let id = variant(&ev.name.text);
         let doc = docs::attrs_or(&ev.docs, &format!("The data of `{}`.", ev.name));
         let fields = ev.fields.iter().map(|f| {
-            let (fid, ty) = (snake(&f.name.text), super::profiles::rust_type(&f.ty.text));
+            let (fid, ty) = (snake(&f.name.text), rust_type(&f.ty.text));
             let doc = format!(" `{}` of `{}`.", f.name, ev.name);
             quote! { #[doc = #doc] pub #fid: #ty }
         });
@@ -321,125 +322,10 @@ fn fire(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
     } else {
         quote! { message.event() }
     };
-    let refuse = |reason: TokenStream| {
-        quote! {
-            return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
-        }
-    };
-    // Validators and conditions: which transition is taken. A pair the event alone decides is looked up in
-    // the table; a guarded pair tries its candidates in spec order (`taken` is the candidate's position).
     let any_actions = m.transitions.iter().any(|t| !t.actions.is_empty());
-    let resolve = if any_guarded {
-        let arms = pairs
-            .iter()
-            .filter(|(_, list)| is_guarded(m, list))
-            .map(|((s, e), list)| {
-                let (sv, ev) = (
-                    variant(&m.state(*s).name.text),
-                    variant(&m.event(*e).name.text),
-                );
-                let mut tries = TokenStream::new();
-                let mut unguarded_last = false;
-                for (k, &i) in list.iter().enumerate() {
-                    let t = &m.transitions[i];
-                    let to = variant(&m.state(t.to).name.text);
-                    let k = Literal::usize_unsuffixed(k);
-                    tries.extend(quote! {
-                        t.to = State::#to;
-                        validated(hooks, &t)?;
-                    });
-                    if t.guards.is_empty() {
-                        tries.extend(quote! { #k });
-                        unguarded_last = true;
-                        break;
-                    }
-                    let conds = t.guards.iter().map(|g| {
-                        let id = snake(&g.name.text);
-                        if g.negated {
-                            quote! { !hooks.#id(&t) }
-                        } else {
-                            quote! { hooks.#id(&t) }
-                        }
-                    });
-                    tries.extend(quote! {
-                        if #(#conds)&&* {
-                            break 'candidates #k;
-                        }
-                    });
-                }
-                if !unguarded_last {
-                    tries.extend(refuse(quote! { NoGuardHeld }));
-                }
-                quote! { (State::#sv, Event::#ev) => 'candidates: { #tries } }
-            });
-        let taken = if any_actions {
-            quote! { taken }
-        } else {
-            quote! { _taken }
-        };
-        quote! {
-            let #taken: ::core::option::Option<usize> = match State::next(self, event) {
-                ::core::result::Result::Ok(to) => {
-                    t.to = to;
-                    validated(hooks, &t)?;
-                    ::core::option::Option::None
-                }
-                ::core::result::Result::Err(refused) if matches!(refused.reason, ::fsmc_runtime::Reason::NeedsGuards) => {
-                    ::core::option::Option::Some(match (self, event) {
-                        #(#arms)*
-                        _ => return ::core::result::Result::Err(refused),
-                    })
-                }
-                ::core::result::Result::Err(refused) => return ::core::result::Result::Err(refused),
-            };
-        }
-    } else {
-        quote! {
-            t.to = State::next(self, event)?;
-            validated(hooks, &t)?;
-        }
-    };
-    // The spec's actions, in the `on` group: by pair for a pair the event decides, by candidate otherwise.
-    let actions = any_actions.then(|| {
-        let mut arms = Vec::new();
-        for ((s, e), list) in &pairs {
-            let guarded = is_guarded(m, list);
-            for (k, &i) in list.iter().enumerate() {
-                let t = &m.transitions[i];
-                if t.actions.is_empty() {
-                    continue;
-                }
-                let (sv, ev) = (
-                    variant(&m.state(*s).name.text),
-                    variant(&m.event(*e).name.text),
-                );
-                let calls = t.actions.iter().map(|a| {
-                    let id = snake(&a.text);
-                    quote! { hooks.#id(&t); }
-                });
-                let pattern = match (any_guarded, guarded) {
-                    (false, _) => quote! { (State::#sv, Event::#ev) },
-                    (true, false) => {
-                        quote! { (State::#sv, Event::#ev, ::core::option::Option::None) }
-                    }
-                    (true, true) => {
-                        let k = Literal::usize_unsuffixed(k);
-                        quote! { (State::#sv, Event::#ev, ::core::option::Option::Some(#k)) }
-                    }
-                };
-                arms.push((pattern, quote! { #(#calls)* }));
-                if !guarded {
-                    break;
-                }
-            }
-        }
-        let on = if any_guarded {
-            quote! { (self, event, taken) }
-        } else {
-            quote! { (self, event) }
-        };
-        partial_match(on, arms, false)
-    });
+    let resolve = resolve(m, &pairs, any_guarded, any_actions);
+    // The spec's actions, in the `on` group.
+    let actions = any_actions.then(|| actions(m, &pairs, any_guarded));
     let before = event_dispatch(m, 0);
     let on = event_dispatch(m, 1);
     let after = event_dispatch(m, 2);
@@ -500,4 +386,138 @@ fn fire(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
             }
         },
     }
+}
+
+/// Validators and conditions: which transition is taken. A pair the event alone decides is looked up in
+/// the table; a guarded pair tries its candidates in spec order (`taken` is the candidate's position).
+fn resolve(
+    m: &Machine,
+    pairs: &[((StateId, EventId), Vec<usize>)],
+    any_guarded: bool,
+    any_actions: bool,
+) -> TokenStream {
+    if !any_guarded {
+        return quote! {
+            t.to = State::next(self, event)?;
+            validated(hooks, &t)?;
+        };
+    }
+    let arms = pairs
+        .iter()
+        .filter(|(_, list)| is_guarded(m, list))
+        .map(|((s, e), list)| candidates(m, *s, *e, list));
+    let taken = if any_actions {
+        quote! { taken }
+    } else {
+        quote! { _taken }
+    };
+    quote! {
+        let #taken: ::core::option::Option<usize> = match State::next(self, event) {
+            ::core::result::Result::Ok(to) => {
+                t.to = to;
+                validated(hooks, &t)?;
+                ::core::option::Option::None
+            }
+            ::core::result::Result::Err(refused) if matches!(refused.reason, ::fsmc_runtime::Reason::NeedsGuards) => {
+                ::core::option::Option::Some(match (self, event) {
+                    #(#arms)*
+                    _ => return ::core::result::Result::Err(refused),
+                })
+            }
+            ::core::result::Result::Err(refused) => return ::core::result::Result::Err(refused),
+        };
+    }
+}
+
+/// The arm of a guarded `(state, event)` pair: its candidates in spec order, each validated, the first whose
+/// guards hold taken (its position is the arm's value); when none holds, the event is refused.
+fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStream {
+    let refuse = |reason: TokenStream| {
+        quote! {
+            return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
+        }
+    };
+    let (sv, ev) = (
+        variant(&m.state(s).name.text),
+        variant(&m.event(e).name.text),
+    );
+    let mut tries = TokenStream::new();
+    let mut unguarded_last = false;
+    for (k, &i) in list.iter().enumerate() {
+        let t = &m.transitions[i];
+        let to = variant(&m.state(t.to).name.text);
+        let k = Literal::usize_unsuffixed(k);
+        tries.extend(quote! {
+            t.to = State::#to;
+            validated(hooks, &t)?;
+        });
+        if t.guards.is_empty() {
+            tries.extend(quote! { #k });
+            unguarded_last = true;
+            break;
+        }
+        let conds = t.guards.iter().map(|g| {
+            let id = snake(&g.name.text);
+            if g.negated {
+                quote! { !hooks.#id(&t) }
+            } else {
+                quote! { hooks.#id(&t) }
+            }
+        });
+        tries.extend(quote! {
+            if #(#conds)&&* {
+                break 'candidates #k;
+            }
+        });
+    }
+    if !unguarded_last {
+        tries.extend(refuse(quote! { NoGuardHeld }));
+    }
+    quote! { (State::#sv, Event::#ev) => 'candidates: { #tries } }
+}
+
+/// The spec's actions, in the `on` group: by pair for a pair the event decides, by candidate otherwise.
+fn actions(
+    m: &Machine,
+    pairs: &[((StateId, EventId), Vec<usize>)],
+    any_guarded: bool,
+) -> TokenStream {
+    let mut arms = Vec::new();
+    for ((s, e), list) in pairs {
+        let guarded = is_guarded(m, list);
+        for (k, &i) in list.iter().enumerate() {
+            let t = &m.transitions[i];
+            if t.actions.is_empty() {
+                continue;
+            }
+            let (sv, ev) = (
+                variant(&m.state(*s).name.text),
+                variant(&m.event(*e).name.text),
+            );
+            let calls = t.actions.iter().map(|a| {
+                let id = snake(&a.text);
+                quote! { hooks.#id(&t); }
+            });
+            let pattern = match (any_guarded, guarded) {
+                (false, _) => quote! { (State::#sv, Event::#ev) },
+                (true, false) => {
+                    quote! { (State::#sv, Event::#ev, ::core::option::Option::None) }
+                }
+                (true, true) => {
+                    let k = Literal::usize_unsuffixed(k);
+                    quote! { (State::#sv, Event::#ev, ::core::option::Option::Some(#k)) }
+                }
+            };
+            arms.push((pattern, quote! { #(#calls)* }));
+            if !guarded {
+                break;
+            }
+        }
+    }
+    let on = if any_guarded {
+        quote! { (self, event, taken) }
+    } else {
+        quote! { (self, event) }
+    };
+    partial_match(on, arms, false)
 }

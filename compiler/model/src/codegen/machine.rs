@@ -1,9 +1,10 @@
 //! The part every machine gets: `State` and `Event` enums with their names and facts, the transition function
-//! and hooks (`table`, `hooks`), and a staged machine's direct transitions.
+//! and hooks (`table`, `hooks`), and the direct transitions of a machine that moves without events (a staged
+//! machine's next stages).
 
-use super::docs;
-use super::variant;
-use crate::spec::Machine;
+use super::tokens::{machine_matches, variant};
+use super::{docs, hooks, table};
+use crate::spec::{Machine, State};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
@@ -19,16 +20,22 @@ fn repr(n: usize) -> Ident {
     Ident::new(ty, Span::call_site())
 }
 
-pub(crate) fn generate(m: &Machine) -> TokenStream {
+/// The core of machine `m`'s module. `profile` is what its system adds to every transition its hooks see (see
+/// [`hooks::generate`]); `fact` is what the system says of a state in its docs.
+pub(crate) fn generate(
+    m: &Machine,
+    profile: Option<&TokenStream>,
+    fact: fn(&State) -> Option<String>,
+) -> TokenStream {
     let mut out = TokenStream::new();
-    out.extend(enums(m));
+    out.extend(enums(m, fact));
     out.extend(state_impl(m));
     out.extend(event_impl(m));
-    out.extend(transitions(m));
+    out.extend(transitions(m, profile));
     out
 }
 
-fn enums(m: &Machine) -> TokenStream {
+fn enums(m: &Machine, fact: fn(&State) -> Option<String>) -> TokenStream {
     let state_repr = repr(m.states.len());
     // A zero-variant enum cannot have a `repr`.
     let event_repr = (!m.events.is_empty()).then(|| {
@@ -47,12 +54,7 @@ fn enums(m: &Machine) -> TokenStream {
         if s.is_final {
             facts.push("a final state".to_string());
         }
-        if let Some(k) = s.round {
-            facts.push(format!("a `{}` round", k.name()));
-        }
-        if let Some(g) = s.genie {
-            facts.push(format!("a `{}` state", g.name()));
-        }
+        facts.extend(fact(s));
         if lines.is_empty() {
             lines.push(format!("State `{}`.", s.name));
         }
@@ -96,7 +98,7 @@ fn enums(m: &Machine) -> TokenStream {
     }
 }
 
-fn state_list<'a>(m: &'a Machine, pick: impl Fn(&crate::spec::State) -> bool + 'a) -> Vec<Ident> {
+fn state_list<'a>(m: &'a Machine, pick: impl Fn(&State) -> bool + 'a) -> Vec<Ident> {
     m.states
         .iter()
         .filter(|s| pick(s))
@@ -111,8 +113,8 @@ fn state_impl(m: &Machine) -> TokenStream {
     let starts = state_list(m, |s| s.start);
     let finals = state_list(m, |s| s.is_final);
     let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
-    let is_start = super::machine_matches(starts.clone());
-    let is_final = super::machine_matches(finals.clone());
+    let is_start = machine_matches(starts.clone());
+    let is_final = machine_matches(finals.clone());
     let default = m.default_start().map(|d| variant(&m.state(d).name.text));
     let default_const = default.map(|d| {
         quote! {
@@ -285,14 +287,13 @@ fn event_impl(m: &Machine) -> TokenStream {
     }
 }
 
-fn transitions(m: &Machine) -> TokenStream {
+fn transitions(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
     let direct = m.transitions.iter().any(|t| t.event.is_none());
     let mut out = TokenStream::new();
     if crate::hooks::has_hooks(m) {
-        let profile = super::profiles::transition_profile(m);
-        out.extend(super::hooks::messages(m));
-        out.extend(super::table::generate(m));
-        out.extend(super::hooks::generate(m, profile.as_ref()));
+        out.extend(hooks::messages(m));
+        out.extend(table::generate(m));
+        out.extend(hooks::generate(m, profile));
     }
     if direct || m.events.is_empty() {
         out.extend(next_stages(m));

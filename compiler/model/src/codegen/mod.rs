@@ -1,24 +1,38 @@
 //! Stage 4: a checked model → Rust tokens (with `quote!`, never string building) → formatted text.
 //!
-//! Each machine and each composed app becomes one module named after it, holding `State` and `Event` enums, the
-//! transition table, and what its profile adds (rounds and synchronized data, Genie templates, dialogue roles
-//! and messages, stages and agents). Generated code refers to the runtime by absolute path
-//! (`::fsmc_runtime::…`) and to the standard library as `::core`/`::std`, so spec names cannot collide with the
-//! user's items. Everything iterates ordered collections: the same spec gives byte-identical output.
+//! Each machine and each composed app becomes one module named after it. Every machine's module holds the same
+//! core (`machine`: `State` and `Event` enums, the transition table of `table`, the hooks and `fire` of
+//! `hooks`, docs from `docs`), its synchronized data (`data`) when it has keys, and a `behaviour` when
+//! no system drives it; a composed app's also says where each state came from (`origin`). What a system adds
+//! is its module's: `abci` (rounds and the replicated app), `genie` (state types, templates, persistence),
+//! `dialogue` (roles and the protocol), `staged` (agents, stages and the environment). This module picks a
+//! machine's by its profile; `tokens` turns names and types into tokens for all of them.
+//!
+//! Generated code refers to the runtime by absolute path (`::fsmc_runtime::…`) and to the standard library as
+//! `::core`/`::std`, so spec names cannot collide with the user's items. Everything iterates ordered
+//! collections: the same spec gives byte-identical output.
 
+mod abci;
+mod behaviour;
+mod data;
+mod dialogue;
 mod docs;
+mod genie;
 mod hooks;
 mod machine;
-mod profiles;
+mod origin;
+mod staged;
 mod table;
+mod tokens;
 
 pub use table::DENSE_TABLE_LIMIT;
 
 use crate::ident;
-use crate::spec::{Checked, Item, Machine, Spec};
+use crate::spec::{Checked, Item, Machine, MachineId, Spec, State, StateData};
 use fsmc_vocab::Profile;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
+use tokens::{snake, variant};
 
 /// The header of generated files (`fsmc gen`).
 pub const HEADER: &str =
@@ -169,34 +183,11 @@ pub fn skeleton(spec: &Spec) -> TokenStream {
     out
 }
 
-/// `matches!(self, State::A | State::B)`, or `false` for no states.
-pub(crate) fn machine_matches(vs: Vec<Ident>) -> TokenStream {
-    if vs.is_empty() {
-        quote! { false }
-    } else {
-        quote! { matches!(self, #(State::#vs)|*) }
-    }
-}
-
-/// The enum variant for a state or event name.
-pub(crate) fn variant(name: &str) -> Ident {
-    Ident::new(&ident::camel(name), Span::call_site())
-}
-
-/// A snake_case identifier (field, method, module), raw when it is a keyword.
-pub(crate) fn snake(name: &str) -> Ident {
-    Ident::new(&ident::snake(name), Span::call_site())
-}
-
-fn machine_module(
-    m: &Machine,
-    origin: Option<&[crate::spec::MachineId]>,
-    spec: &Spec,
-) -> TokenStream {
+fn machine_module(m: &Machine, origin: Option<&[MachineId]>, spec: &Spec) -> TokenStream {
     let module = snake(&m.name.text);
     let docs = docs::module_docs(m, origin.map(|o| (o, spec)));
-    let core = machine::generate(m);
-    let extra = profiles::generate(m, origin.map(|o| (o, spec)), spec);
+    let core = machine::generate(m, transition_profile(m.profile).as_ref(), state_fact);
+    let extra = system_items(m, origin, spec);
     quote! {
         #docs
         // Generated items are an API the user may use only in part.
@@ -205,5 +196,52 @@ fn machine_module(
             #core
             #extra
         }
+    }
+}
+
+/// What a machine's module holds besides its core: its data, what its system adds, its behaviour when no
+/// system drives it, and for a composed app the machine each state came from.
+fn system_items(m: &Machine, origin: Option<&[MachineId]>, spec: &Spec) -> TokenStream {
+    let mut out = TokenStream::new();
+    if !m.keys.is_empty() {
+        out.extend(data::generate(m));
+    }
+    match m.profile {
+        Profile::Abci => out.extend(abci::generate(m)),
+        Profile::Genie => out.extend(genie::generate(m, spec)),
+        Profile::Dialogue => out.extend(dialogue::generate(m)),
+        Profile::Staged => out.extend(staged::generate(m)),
+        Profile::Plain => {}
+    }
+    // An `abci` machine's rounds and a staged machine's stages are driven by their runtime; the others' states
+    // get a behaviour that decides the message to fire.
+    let driven = matches!(m.profile, Profile::Abci | Profile::Staged);
+    if !driven && !m.events.is_empty() {
+        out.extend(behaviour::generate(m));
+    }
+    if let Some(origin) = origin {
+        out.extend(origin::generate(m, origin, spec));
+    }
+    out
+}
+
+/// What a machine's system adds to every transition its hooks see (`Transition::profile`), as a type that may
+/// name the lifetime `'a`; `None` adds nothing (`()`). The type must implement `Default`: `State::fire` passes
+/// the default, `State::fire_with` a given one.
+fn transition_profile(profile: Profile) -> Option<TokenStream> {
+    match profile {
+        Profile::Genie => Some(genie::transition_profile()),
+        Profile::Dialogue => Some(dialogue::transition_profile()),
+        Profile::Plain | Profile::Abci | Profile::Staged => None,
+    }
+}
+
+/// What a state's system says of it in its docs (its round kind, its Genie type), by the state's own data: a
+/// composed app's states keep the data of the machine they came from.
+fn state_fact(s: &State) -> Option<String> {
+    match &s.system {
+        StateData::Abci(round) => abci::state_fact(round),
+        StateData::Genie(genie) => genie::state_fact(genie),
+        StateData::Plain | StateData::Dialogue | StateData::Staged(_) => None,
     }
 }

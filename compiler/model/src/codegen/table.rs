@@ -5,7 +5,7 @@
 //! because the enum's unused discriminants give `None` a niche. A `(state, event)` pair whose transitions have
 //! guards has no cell: only `fire`, which asks the guards, can take it; `next` says so in its error.
 
-use super::variant;
+use super::tokens::variant;
 use crate::spec::{EventId, Machine, StateId};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

@@ -1,15 +1,49 @@
 //! Composition checks, with upstream `chain`'s rules and messages: at least two machines, each used once, no
 //! shared states, mapping keys are finals and values are starts, timeouts agree, and the next machine's
-//! pre-conditions hold on every path. The composed result is then checked as an ordinary machine.
+//! pre-conditions hold on every path. The composed result is then checked as an ordinary machine (by `check`,
+//! with each of its findings [`wrap`]ped to name the app).
 
-use crate::compose::{self, Composed};
-use crate::spec::{App, MachineId, Spec};
+use super::chain;
+use super::types;
+use crate::spec::{App, Composed, MachineId, Spec, StateId, Timeout};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::Span;
 use std::collections::BTreeMap;
 
-pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
+/// The composition's own checks, and the composed machine (composed whatever they found: problems with the
+/// mapping are reported here, and whatever they leave inconsistent the re-check of the result reports).
+pub(crate) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     let mut out = Vec::new();
+    machines(spec, app, &mut out);
+    let mut shared = Shared {
+        spec,
+        app,
+        keys: BTreeMap::new(),
+        owner: BTreeMap::new(),
+        events: BTreeMap::new(),
+    };
+    for (id, _) in dedup(&app.chain) {
+        shared.keys(id, &mut out);
+        shared.states(id, &mut out);
+        shared.events(id, &mut out);
+    }
+    mappings(spec, app, &mut out);
+    // A mapping that did not resolve (reported) leaves the chain short of an edge: what the walk and the
+    // re-check would find are consequences of that one mistake.
+    if !app.incomplete {
+        preconditions(spec, app, &mut out);
+    }
+    (chain::chain(spec, app), out)
+}
+
+/// Whether the composed machine is worth checking as an ordinary machine: only a well-formed chain is,
+/// otherwise its errors would repeat the ones the composition's checks found.
+pub(crate) fn recheck(app: &App, found: &[Diagnostic]) -> bool {
+    !app.incomplete && !found.iter().any(Diagnostic::is_error)
+}
+
+/// At least two machines, each used once.
+fn machines(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
     if app.chain.len() < 2 {
         let count = if app.chain.is_empty() {
             "no machines"
@@ -47,43 +81,57 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
             used.insert(*id, first);
         }
     }
-    // States must be unique across machines: the composed app addresses them by name.
-    let mut owner: BTreeMap<&str, (MachineId, Span)> = BTreeMap::new();
-    let mut events: BTreeMap<&str, (MachineId, Option<crate::spec::Timeout>, Span)> =
-        BTreeMap::new();
-    // A key is one field of the composed app's data, written by generated code: one type for all.
-    let mut keys: BTreeMap<&str, (MachineId, String, Span)> = BTreeMap::new();
-    for (id, _) in dedup(&app.chain) {
-        let m = spec.machine(id);
-        let mname = app.name_of(spec, id);
+}
+
+/// What the chained machines declared so far, by name: each key's type, each state's machine, each event's
+/// timeout. The composed app addresses them by name, so one name is one thing in all machines.
+struct Shared<'s> {
+    spec: &'s Spec,
+    app: &'s App,
+    /// A key is one field of the composed app's data, written by generated code: one type for all.
+    keys: BTreeMap<&'s str, (MachineId, String, Span)>,
+    /// States must be unique across machines.
+    owner: BTreeMap<&'s str, (MachineId, Span)>,
+    events: BTreeMap<&'s str, (MachineId, Option<Timeout>, Span)>,
+}
+
+impl<'s> Shared<'s> {
+    fn keys(&mut self, id: MachineId, out: &mut Vec<Diagnostic>) {
+        let (spec, app) = (self.spec, self.app);
+        let (m, mname) = (spec.machine(id), app.name_of(spec, id));
         for k in &m.keys {
             // Compared as E0407 compares types: `std::string::String` is `String`.
-            let ty = super::rounds::canonical_text(&k.ty.text);
-            match keys.get(k.name.as_str()) {
-                Some((other, first, span)) if *first != ty => out.push(
-                    Diagnostic::new(
-                        Code::KeyTypeMismatch,
-                        format!(
-                            "key `{}` is `{}` in `{}` but `{}` in `{}`",
-                            k.name,
-                            first,
-                            app.name_of(spec, *other),
-                            ty,
-                            mname
-                        ),
-                    )
-                    .at(k.ty.span, "this type")
-                    .with(*span, "differs from this one")
-                    .help("composed machines share their data: declare the key with one type in every machine"),
-                ),
-                Some(_) => {}
-                None => {
-                    keys.insert(k.name.as_str(), (id, ty, k.ty.span));
-                }
+            let ty = types::canonical_text(&k.ty.text);
+            match self.keys.get(k.name.as_str()) {
+            Some((other, first, span)) if *first != ty => out.push(
+                Diagnostic::new(
+                    Code::KeyTypeMismatch,
+                    format!(
+                        "key `{}` is `{}` in `{}` but `{}` in `{}`",
+                        k.name,
+                        first,
+                        app.name_of(spec, *other),
+                        ty,
+                        mname
+                    ),
+                )
+                .at(k.ty.span, "this type")
+                .with(*span, "differs from this one")
+                .help("composed machines share their data: declare the key with one type in every machine"),
+            ),
+            Some(_) => {}
+            None => {
+                self.keys.insert(k.name.as_str(), (id, ty, k.ty.span));
             }
         }
+        }
+    }
+
+    fn states(&mut self, id: MachineId, out: &mut Vec<Diagnostic>) {
+        let (spec, app) = (self.spec, self.app);
+        let (m, mname) = (spec.machine(id), app.name_of(spec, id));
         for s in &m.states {
-            if let Some((other, span)) = owner.get(s.name.as_str()) {
+            if let Some((other, span)) = self.owner.get(s.name.as_str()) {
                 out.push(
                     Diagnostic::new(
                         Code::SharedState,
@@ -99,11 +147,16 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                     .help("rounds in common between composed machines are not allowed: rename one"),
                 );
             } else {
-                owner.insert(s.name.as_str(), (id, s.name.span));
+                self.owner.insert(s.name.as_str(), (id, s.name.span));
             }
         }
+    }
+
+    fn events(&mut self, id: MachineId, out: &mut Vec<Diagnostic>) {
+        let (spec, app) = (self.spec, self.app);
+        let (m, mname) = (spec.machine(id), app.name_of(spec, id));
         for e in &m.events {
-            match events.get(e.name.as_str()) {
+            match self.events.get(e.name.as_str()) {
                 Some((other, timeout, span)) => {
                     let differ = match (timeout, &e.timeout) {
                         (Some(a), Some(b)) => a.duration != b.duration,
@@ -115,37 +168,42 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
                             e.timeout.map(|t| t.duration).unwrap_or_default(),
                         );
                         out.push(
-                            Diagnostic::new(
-                                Code::TimeoutMismatch,
-                                format!(
-                                    "event `{}` has timeout {} in `{}` but {} in `{}`",
-                                    e.name,
-                                    duration(first),
-                                    app.name_of(spec, *other),
-                                    duration(again),
-                                    mname
-                                ),
-                            )
-                            .at(e.timeout.map_or(e.name.span, |t| t.span), "this timeout")
-                            .with(timeout.map_or(*span, |t| t.span), "differs from this one")
-                            .help("one event has one timeout in a composed app: make them equal or rename one event"),
-                        );
+                        Diagnostic::new(
+                            Code::TimeoutMismatch,
+                            format!(
+                                "event `{}` has timeout {} in `{}` but {} in `{}`",
+                                e.name,
+                                duration(first),
+                                app.name_of(spec, *other),
+                                duration(again),
+                                mname
+                            ),
+                        )
+                        .at(e.timeout.map_or(e.name.span, |t| t.span), "this timeout")
+                        .with(timeout.map_or(*span, |t| t.span), "differs from this one")
+                        .help("one event has one timeout in a composed app: make them equal or rename one event"),
+                    );
                     } else {
                         out.push(
-                            Diagnostic::new(Code::SharedEvent, format!("event `{}` is in both `{}` and `{}`; it is treated as one event", e.name, app.name_of(spec, *other), mname))
-                                .at(e.name.span, "declared again here")
-                                .with(*span, "first declared here")
-                                .help("if the two mean different things, rename one; if they mean the same, allow the lint: `#![allow(shared_event)]`"),
-                        );
+                        Diagnostic::new(Code::SharedEvent, format!("event `{}` is in both `{}` and `{}`; it is treated as one event", e.name, app.name_of(spec, *other), mname))
+                            .at(e.name.span, "declared again here")
+                            .with(*span, "first declared here")
+                            .help("if the two mean different things, rename one; if they mean the same, allow the lint: `#![allow(shared_event)]`"),
+                    );
                     }
                 }
                 None => {
-                    events.insert(e.name.as_str(), (id, e.timeout, e.name.span));
+                    self.events
+                        .insert(e.name.as_str(), (id, e.timeout, e.name.span));
                 }
             }
         }
     }
-    let mut mapped: BTreeMap<(MachineId, crate::spec::StateId), Span> = BTreeMap::new();
+}
+
+/// Each final state is mapped once, from a final state to a start state.
+fn mappings(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
+    let mut mapped: BTreeMap<(MachineId, StateId), Span> = BTreeMap::new();
     for edge in &app.mappings {
         let (fm, fs) = edge.from;
         let (tm, ts) = edge.to;
@@ -197,20 +255,6 @@ pub(super) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
             );
         }
     }
-    // A mapping that did not resolve (reported) leaves the chain short of an edge: what the walk and the
-    // re-check would find are consequences of that one mistake.
-    if !app.incomplete {
-        preconditions(spec, app, &mut out);
-    }
-
-    let composed = compose::chain(spec, app);
-    // Only a well-formed chain is worth re-checking; otherwise its errors would repeat the ones above.
-    if !app.incomplete && !out.iter().any(Diagnostic::is_error) {
-        for d in super::recheck(&composed) {
-            out.push(wrap(app, d));
-        }
-    }
-    (composed, out)
 }
 
 /// A duration the way a spec writes it: `30s`, `2m`, `1h`, `1500ms`.
@@ -237,7 +281,7 @@ fn dedup(chain: &[(MachineId, Span)]) -> Vec<(MachineId, Span)> {
 }
 
 fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
-    for entry in compose::walk(spec, app) {
+    for entry in chain::walk(spec, app) {
         let m = spec.machine(entry.machine);
         let start = m.state(entry.start);
         let Some(via) = entry.via else { continue };
@@ -270,7 +314,7 @@ fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
 
 /// A diagnostic about the composed machine, pointing at the component where the problem is and naming the app.
 /// An error becomes E0510; a lint keeps its code, so the app's lint levels (`#[allow(…)]`, `-A`) apply to it.
-fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
+pub(crate) fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
     let code = if d.code.is_lint() {
         d.code
     } else {

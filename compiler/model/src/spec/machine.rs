@@ -1,27 +1,19 @@
-//! The resolved model: machines and apps with every name bound to an index.
+//! One machine of the model: its events, keys, states and transitions, every name bound to an index.
 //!
-//! `resolve` builds it from either front end (`.fsm` or Open Autonomy YAML); `check` validates it; generators
-//! accept only a [`Checked`] model, which only `check` can construct.
+//! What every machine's states have is here; what a system adds to a state is the state's [`StateData`], whose
+//! types live in the system's module ([`super::abci`], [`super::genie`], [`super::staged`]).
 
-use fsmc_vocab::Profile;
-use fsmc_vocab::abci::{OutcomeKind, RoundKind};
-use fsmc_vocab::genie::{Persistence, StateType};
-
+use super::abci::Round;
+use super::genie::GenieState;
+use super::ids::{EventId, KeyId, StateId};
+use super::staged::Stage;
 use fsmc_base::diag::LintLevels;
 use fsmc_base::source::{Name, Span};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::{OutcomeKind, RoundKind};
+use fsmc_vocab::genie::Persistence;
 use std::time::Duration;
-pub use thin_vec::ThinVec;
-
-macro_rules! id_type {
-    ($($name:ident),*) => {$(
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(pub u32);
-        impl $name {
-            pub fn index(self) -> usize { self.0 as usize }
-        }
-    )*};
-}
-id_type!(StateId, EventId, KeyId, MachineId);
+use thin_vec::ThinVec;
 
 /// Where a machine was written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,9 +36,10 @@ pub struct Machine {
     pub states: Vec<State>,
     pub transitions: Vec<Transition>,
     pub keys: Vec<Key>,
-    /// Dialogue roles (`roles buyer, seller;`).
+    /// Dialogue roles (`roles buyer, seller;`). The language accepts them on every machine, so they are the
+    /// machine's whatever its system.
     pub roles: Vec<Name>,
-    /// Staged-environment agents (`agents a, b;`).
+    /// Staged-environment agents (`agents a, b;`), accepted on every machine like the roles.
     pub agents: Vec<Name>,
     pub lints: LintLevels,
     pub span: Span,
@@ -87,6 +80,8 @@ pub struct Key {
     pub cross_period: bool,
 }
 
+/// A state. A large spec has hundreds of thousands: lists are thin (a pointer each, and they are mostly
+/// empty), and a system's own data is one field of the size of the largest system's.
 #[derive(Clone, Debug, Default)]
 pub struct State {
     pub name: Name,
@@ -96,42 +91,84 @@ pub struct State {
     pub is_final: bool,
     /// The kind as written after `:`, if any.
     pub kind_span: Option<Span>,
-    pub round: Option<RoundKind>,
-    pub genie: Option<StateType>,
-    /// Explicit outcome → event mappings (`done = SUCCESS;`); missing ones default by name.
-    pub outcomes: ThinVec<(OutcomeKind, EventId, Span)>,
-    /// A reset round starts a new period of the synchronized data.
-    pub reset: bool,
-    /// `registration;`: the round takes payloads from every agent, and its `done` makes the agents it
-    /// collected the participants.
-    pub registration: Option<Span>,
-    /// `elects_keeper;`: the round agrees on the keeper of later `only_keeper_sends` rounds.
-    pub elects_keeper: Option<Span>,
+    /// The synchronized data: every system's states may read and write the machine's keys.
     pub reads: ThinVec<(KeyId, Span)>,
     pub writes: ThinVec<(KeyId, Span)>,
     /// Pre-conditions: keys that must hold on entry (start states only).
     pub requires: ThinVec<(KeyId, Span)>,
     /// Post-conditions: keys guaranteed on exit (final states only).
     pub ensures: ThinVec<(KeyId, Span)>,
-    pub template: Option<Name>,
-    /// Staged: the agents acting in the stage (`acting a, b;`); none when not written (or `acting none;`).
-    pub acting: ThinVec<(usize, Span)>,
-    /// Staged: the agents rewarded in the stage, `None` when not written (then the acting agents are, as
-    /// Phantom's default says), `Some` of an empty list for `rewarded none;`.
-    pub rewarded: Option<ThinVec<(usize, Span)>>,
-    pub handler: Option<Span>,
-    /// Free attributes (`name "value";` or `name;`) kept for generated docs and constants.
+    /// Free attributes (`name "value";` or `name;`) kept for generated docs and constants; a round's
+    /// `payload "T";` is kept here too.
     pub attributes: ThinVec<(Name, Option<String>)>,
+    /// What the machine's system adds to the state.
+    pub system: StateData,
+}
+
+/// What a system adds to a state: the variant of the machine's profile (a composed app's states keep the one of
+/// the machine they came from).
+#[derive(Clone, Debug, Default)]
+pub enum StateData {
+    #[default]
+    Plain,
+    Abci(Round),
+    Genie(GenieState),
+    /// A dialogue's states add nothing: its roles are the machine's, and each performative says who sends it.
+    Dialogue,
+    Staged(Stage),
+}
+
+impl StateData {
+    /// The data of a new state of a machine of this profile, with nothing written yet.
+    pub fn new(profile: Profile) -> StateData {
+        match profile {
+            Profile::Plain => StateData::Plain,
+            Profile::Abci => StateData::Abci(Round::default()),
+            Profile::Genie => StateData::Genie(GenieState::default()),
+            Profile::Dialogue => StateData::Dialogue,
+            Profile::Staged => StateData::Staged(Stage::default()),
+        }
+    }
+
+    /// The data as an app's composed machine keeps it: `event` renumbers the events the state names (`None`: the
+    /// composition has no such event), and what belongs to the machine the state came from goes.
+    pub(crate) fn compose(&mut self, event: impl Fn(EventId) -> Option<EventId>) {
+        match self {
+            StateData::Abci(round) => round.renumber(event),
+            StateData::Staged(stage) => stage.drop_agents(),
+            StateData::Plain | StateData::Genie(_) | StateData::Dialogue => {}
+        }
+    }
 }
 
 impl State {
+    /// The state's round, in an `abci` machine.
+    pub fn round(&self) -> Option<&Round> {
+        match &self.system {
+            StateData::Abci(round) => Some(round),
+            _ => None,
+        }
+    }
+
+    /// The state's Genie type and template, in a `genie` machine.
+    pub fn genie(&self) -> Option<&GenieState> {
+        match &self.system {
+            StateData::Genie(genie) => Some(genie),
+            _ => None,
+        }
+    }
+
+    /// The stage, in a `staged` machine.
+    pub fn stage(&self) -> Option<&Stage> {
+        match &self.system {
+            StateData::Staged(stage) => Some(stage),
+            _ => None,
+        }
+    }
+
     /// The round kind; a final state without one is degenerate, a non-final one custom.
-    pub fn kind(&self) -> RoundKind {
-        self.round.unwrap_or(if self.is_final {
-            RoundKind::Degenerate
-        } else {
-            RoundKind::Custom
-        })
+    pub fn round_kind(&self) -> RoundKind {
+        Round::kind_of(self.round(), self.is_final)
     }
 
     /// The Rust type written in `payload "T";`, if any.
@@ -160,6 +197,7 @@ pub struct Transition {
     /// Thin lists (a pointer each when empty, as they nearly always are): a large spec is mostly transitions.
     pub guards: ThinVec<Guard>,
     pub actions: ThinVec<Name>,
+    /// Genie's `persist …` override.
     pub persist: Option<(Persistence, Span)>,
     pub docs: ThinVec<String>,
     pub span: Span,
@@ -287,11 +325,9 @@ impl Machine {
         outcome: OutcomeKind,
         conventional: &[Option<EventId>],
     ) -> Option<EventId> {
-        let s = self.state(state);
-        s.outcomes
-            .iter()
-            .find(|(o, _, _)| *o == outcome)
-            .map(|(_, e, _)| *e)
+        self.state(state)
+            .round()
+            .and_then(|r| r.mapped_event(outcome))
             .or_else(|| {
                 OutcomeKind::ALL
                     .iter()
@@ -301,89 +337,18 @@ impl Machine {
     }
 }
 
-/// An app composed from machines (`app X { chain A, B; F -> S; }`).
-#[derive(Clone, Debug)]
-pub struct App {
-    pub name: Name,
-    pub docs: Vec<String>,
-    pub label: Option<Name>,
-    pub chain: Vec<(MachineId, Span)>,
-    /// Each chained machine's name as the app writes it (an import alias, or the machine's name), in chain
-    /// order: what messages about the app call it.
-    pub chain_names: Vec<Name>,
-    pub mappings: Vec<MappingEdge>,
-    pub lints: LintLevels,
-    pub span: Span,
-    /// Set when a mapping line did not resolve (reported): the composition is then missing an edge, and
-    /// re-checking it would report the consequences of that one mistake.
-    pub incomplete: bool,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl App {
-    /// What the app calls machine `id`: its alias when imported `as` one, else its name.
-    pub fn name_of<'a>(&'a self, spec: &'a Spec, id: MachineId) -> &'a str {
-        self.chain
-            .iter()
-            .zip(&self.chain_names)
-            .find(|((m, _), _)| *m == id)
-            .map_or_else(|| spec.machine(id).name.as_str(), |(_, n)| n.as_str())
-    }
-}
-
-/// One `Final -> Start` entry, resolved to (machine, state) on both sides.
-#[derive(Clone, Debug)]
-pub struct MappingEdge {
-    pub from: (MachineId, StateId),
-    pub to: (MachineId, StateId),
-    pub from_span: Span,
-    pub to_span: Span,
-    pub span: Span,
-}
-
-/// Everything one compilation resolved: every machine (own and imported) and every app.
-#[derive(Clone, Debug, Default)]
-pub struct Spec {
-    pub machines: Vec<Machine>,
-    pub apps: Vec<App>,
-    /// Machines and apps defined in the entry file (the rest were imported), in order.
-    pub entry_items: Vec<Item>,
-    /// The template files Genie states name, keyed by the span of the path as written: the text, or why it
-    /// could not be read. The loader reads them; the check reports those it could not (E0704); code generation
-    /// embeds the text.
-    pub templates: std::collections::BTreeMap<Span, Result<String, String>>,
-}
-
-/// A top-level item, as listed in [`Spec::entry_items`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Item {
-    Machine(MachineId),
-    App(usize),
-}
-
-impl Spec {
-    pub fn machine(&self, id: MachineId) -> &Machine {
-        &self.machines[id.index()]
-    }
-}
-
-/// A spec that passed every check with no errors. Only [`crate::check`] constructs one, so code generation
-/// never sees an unchecked model.
-#[derive(Clone, Debug)]
-pub struct Checked {
-    pub(crate) spec: Spec,
-    /// The composed machine of each app, in `spec.apps` order.
-    pub(crate) composed: Vec<crate::compose::Composed>,
-}
-
-impl Checked {
-    pub fn spec(&self) -> &Spec {
-        &self.spec
-    }
-    /// The spec, for a caller that withholds the checked model (errors found before checking).
-    pub fn into_spec(self) -> Spec {
-        self.spec
-    }
-    pub fn composed(&self) -> &[crate::compose::Composed] {
-        &self.composed
+    /// A large spec has hundreds of thousands of states, so their size is watched: a system's data costs a
+    /// state the size of the largest system's (and the enum's tag), not the sum of all of theirs.
+    #[test]
+    fn states_stay_small() {
+        let largest = size_of::<Round>()
+            .max(size_of::<GenieState>())
+            .max(size_of::<Stage>());
+        assert!(size_of::<StateData>() <= largest + 8);
+        assert!(size_of::<State>() <= 168, "{} bytes", size_of::<State>());
     }
 }

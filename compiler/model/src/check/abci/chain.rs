@@ -4,25 +4,26 @@
 //! states are dropped and every transition into one is redirected through the mapping; a state is kept only if a
 //! kept transition points at it or it is the default start (a one-step prune, not full reachability); the final
 //! states are the unmapped finals still pointed at; timeouts and cross-period keys are unioned (timeouts of events
-//! no longer used are dropped). The checks of the composition itself live in `check::compose`; the result is
-//! then checked again as an ordinary machine.
+//! no longer used are dropped). The checks of the composition itself are in `compose`; the result is then
+//! checked again as an ordinary machine.
 
 use crate::spec::{
-    App, EventId, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Transition,
+    App, Composed, EventId, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Transition,
 };
+use fsmc_base::source::Span;
 use std::collections::{BTreeMap, BTreeSet};
+use thin_vec::ThinVec;
 
-/// An app's machines flattened into one machine, remembering where each state came from.
-#[derive(Clone, Debug)]
-pub struct Composed {
-    pub machine: Machine,
-    /// For each state of `machine`, the machine it came from.
-    pub origin: Vec<MachineId>,
+/// Every (machine, state) that is not a mapped final, with its transitions redirected (by name).
+struct Potential<'a> {
+    machine: MachineId,
+    state: &'a State,
+    transitions: Vec<(&'a Transition, &'a str)>,
 }
 
-/// Chains the app's machines. Never fails: problems with the mapping are reported by `check::compose`, and
-/// whatever they leave inconsistent the re-check of the result reports.
-pub fn chain(spec: &Spec, app: &App) -> Composed {
+/// Chains the app's machines. Never fails: problems with the mapping are reported by `compose`, and whatever
+/// they leave inconsistent the re-check of the result reports.
+pub(super) fn chain(spec: &Spec, app: &App) -> Composed {
     let machines: Vec<(MachineId, &Machine)> = app
         .chain
         .iter()
@@ -51,20 +52,63 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
             )
         })
         .collect();
-
-    // Every (machine, state) that is not a mapped final, with its redirected transitions (by name).
-    struct Potential<'a> {
-        machine: MachineId,
-        state: &'a State,
-        transitions: Vec<(&'a Transition, &'a str)>,
+    let potential = potentials(&machines, &mapping);
+    let destinations: BTreeSet<&str> = potential
+        .iter()
+        .flat_map(|p| p.transitions.iter().map(|(_, to)| *to))
+        .collect();
+    let first = machines.first().map(|(_, m)| *m);
+    let default_start = first.and_then(|m| m.default_start().map(|s| m.state(s).name.as_str()));
+    let kept: Vec<&Potential<'_>> = potential
+        .iter()
+        .filter(|p| {
+            destinations.contains(p.state.name.as_str())
+                || Some(p.state.name.as_str()) == default_start
+        })
+        .collect();
+    let (origin, state_index) = states(&mut out, first, &potential, &kept, &destinations);
+    let key_index = keys(&mut out, &machines);
+    let event_index = transitions(&mut out, spec, &kept, &state_index);
+    // Re-index per-state references (keys, outcome events) into the composed machine's tables.
+    for (i, s) in out.states.iter_mut().enumerate() {
+        let m = spec.machine(origin[i]);
+        let rekey = |list: &mut ThinVec<(KeyId, Span)>| {
+            list.retain_mut(|(k, _)| match key_index.get(m.key(*k).name.as_str()) {
+                Some(&nk) => {
+                    *k = nk;
+                    true
+                }
+                None => false,
+            });
+        };
+        rekey(&mut s.reads);
+        rekey(&mut s.writes);
+        rekey(&mut s.requires);
+        rekey(&mut s.ensures);
+        s.system
+            .compose(|e| event_index.get(m.event(e).name.as_str()).copied());
     }
+    // A composed final keeps the post-conditions written on it. Upstream also lists what the chain accumulated
+    // before it, but across a reset round those keys are gone; the re-check's data flow proves what really
+    // holds, so claiming more here would only produce errors about guarantees nobody wrote.
+    Composed {
+        machine: out,
+        origin,
+    }
+}
+
+/// Every state of the chained machines but the mapped finals, each once (a state shared between machines is an
+/// error reported by `compose`; the first is kept), in chain order, with its transitions redirected.
+fn potentials<'a>(
+    machines: &[(MachineId, &'a Machine)],
+    mapping: &BTreeMap<&'a str, &'a str>,
+) -> Vec<Potential<'a>> {
     let mut potential: Vec<Potential<'_>> = Vec::new();
     let mut seen_state: BTreeSet<&str> = BTreeSet::new();
-    for (mid, m) in &machines {
+    for (mid, m) in machines {
         let outgoing = m.outgoing();
         for sid in m.state_ids() {
             let s = m.state(sid);
-            // A state shared between machines is an error reported by check::compose; keep the first.
             if mapping.contains_key(s.name.as_str()) || !seen_state.insert(s.name.as_str()) {
                 continue;
             }
@@ -72,7 +116,7 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
                 .iter()
                 .map(|&ti| {
                     let t = &m.transitions[ti];
-                    (t, redirect(&mapping, m.state(t.to).name.as_str()))
+                    (t, redirect(mapping, m.state(t.to).name.as_str()))
                 })
                 .collect();
             potential.push(Potential {
@@ -82,38 +126,34 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
             });
         }
     }
+    potential
+}
 
-    let destinations: BTreeSet<&str> = potential
-        .iter()
-        .flat_map(|p| p.transitions.iter().map(|(_, to)| *to))
-        .collect();
-    let first = machines.first().map(|(_, m)| *m);
+/// The states of the result: kept sources, every destination of a kept transition, and the first machine's
+/// start states (upstream keeps them as start states even when pruned; the re-check then reports them). Emitted
+/// in chain order (machine by machine, spec order), so output follows the spec. Returns the machine each came
+/// from, and the states by name.
+fn states<'a>(
+    out: &mut Machine,
+    first: Option<&'a Machine>,
+    potential: &[Potential<'a>],
+    kept: &[&Potential<'a>],
+    destinations: &BTreeSet<&str>,
+) -> (Vec<MachineId>, BTreeMap<&'a str, StateId>) {
     let default_start = first.and_then(|m| m.default_start().map(|s| m.state(s).name.as_str()));
     let first_starts: BTreeSet<&str> = first.map_or(BTreeSet::new(), |m| {
         m.start_states().map(|s| m.state(s).name.as_str()).collect()
     });
-
-    let kept: Vec<&Potential<'_>> = potential
-        .iter()
-        .filter(|p| {
-            destinations.contains(p.state.name.as_str())
-                || Some(p.state.name.as_str()) == default_start
-        })
-        .collect();
-    // States of the result: kept sources, every destination of a kept transition, and the first machine's start
-    // states (upstream keeps them as start states even when pruned; the re-check then reports them).
     let mut names: BTreeSet<&str> = kept.iter().map(|p| p.state.name.as_str()).collect();
     names.extend(
         kept.iter()
             .flat_map(|p| p.transitions.iter().map(|(_, to)| *to)),
     );
     names.extend(first_starts.iter().copied());
-
-    // Emit states in chain order (machine by machine, spec order), so output follows the spec.
     let mut origin = Vec::new();
     let mut state_index: BTreeMap<&str, StateId> = BTreeMap::new();
     let mut emitted: BTreeSet<&str> = BTreeSet::new();
-    for p in &potential {
+    for p in potential {
         let name = p.state.name.as_str();
         if !names.contains(name) || !emitted.insert(name) {
             continue;
@@ -127,17 +167,18 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
         if !s.start {
             s.requires.clear();
         }
-        // Keys, outcomes and roles are re-indexed below.
+        // Keys, outcomes and roles are re-indexed by `chain`.
         state_index.insert(name, StateId(out.states.len() as u32));
         out.states.push(s);
         origin.push(p.machine);
     }
+    (origin, state_index)
+}
 
-    // Events: one per name, in first-use order; the first declaration's timeout and docs win (a conflicting
-    // timeout is reported by check::compose).
-    let mut event_index: BTreeMap<String, EventId> = BTreeMap::new();
+/// The keys of every machine, one per name, with cross-period unioned; returns them by name.
+fn keys(out: &mut Machine, machines: &[(MachineId, &Machine)]) -> BTreeMap<String, KeyId> {
     let mut key_index: BTreeMap<String, KeyId> = BTreeMap::new();
-    for (_, m) in &machines {
+    for (_, m) in machines {
         for k in &m.keys {
             match key_index.get(k.name.as_str()) {
                 Some(&id) => {
@@ -151,7 +192,19 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
             }
         }
     }
-    for p in &kept {
+    key_index
+}
+
+/// The kept transitions, and their events: one per name, in first-use order; the first declaration's timeout
+/// and docs win (a conflicting timeout is reported by `compose`). Returns the events by name.
+fn transitions(
+    out: &mut Machine,
+    spec: &Spec,
+    kept: &[&Potential<'_>],
+    state_index: &BTreeMap<&str, StateId>,
+) -> BTreeMap<String, EventId> {
+    let mut event_index: BTreeMap<String, EventId> = BTreeMap::new();
+    for p in kept {
         let m = spec.machine(p.machine);
         let from = state_index[p.state.name.as_str()];
         for (t, to) in &p.transitions {
@@ -175,47 +228,12 @@ pub fn chain(spec: &Spec, app: &App) -> Composed {
             });
         }
     }
-    // Re-index per-state references (keys, outcome events) into the composed machine's tables.
-    for (i, s) in out.states.iter_mut().enumerate() {
-        let m = spec.machine(origin[i]);
-        let rekey = |list: &mut crate::spec::ThinVec<(KeyId, fsmc_base::source::Span)>| {
-            list.retain_mut(|(k, _)| match key_index.get(m.key(*k).name.as_str()) {
-                Some(&nk) => {
-                    *k = nk;
-                    true
-                }
-                None => false,
-            });
-        };
-        rekey(&mut s.reads);
-        rekey(&mut s.writes);
-        rekey(&mut s.requires);
-        rekey(&mut s.ensures);
-        s.outcomes.retain_mut(
-            |(_, e, _)| match event_index.get(m.event(*e).name.as_str()) {
-                Some(&ne) => {
-                    *e = ne;
-                    true
-                }
-                None => false,
-            },
-        );
-        // Roles and agents are per machine; composition is an Open Autonomy notion and drops them.
-        s.acting.clear();
-        s.rewarded = None;
-    }
-    // A composed final keeps the post-conditions written on it. Upstream also lists what the chain accumulated
-    // before it, but across a reset round those keys are gone; the re-check's data flow proves what really
-    // holds, so claiming more here would only produce errors about guarantees nobody wrote.
-    Composed {
-        machine: out,
-        origin,
-    }
+    event_index
 }
 
 /// One step of the app-level walk: entering `machine` at `start` with the keys guaranteed so far.
 #[derive(Clone, Debug)]
-pub struct Entry {
+pub(super) struct Entry {
     pub machine: MachineId,
     pub start: StateId,
     pub guaranteed: BTreeSet<String>,
@@ -227,7 +245,7 @@ pub struct Entry {
 /// through the mapping, never re-entering a machine already on the path), yielding every entry with the keys
 /// guaranteed along that path: the first machine's pre-conditions plus the post-conditions of every final taken.
 /// The work is bounded: a machine entry already seen with a subset of the keys adds nothing new.
-pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
+pub(super) fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
     let Some(&(first, _)) = app.chain.first() else {
         return Vec::new();
     };
@@ -235,7 +253,7 @@ pub fn walk(spec: &Spec, app: &App) -> Vec<Entry> {
     let Some(start) = fm.default_start() else {
         return Vec::new();
     };
-    let names = |m: &Machine, ks: &[(KeyId, fsmc_base::source::Span)]| -> BTreeSet<String> {
+    let names = |m: &Machine, ks: &[(KeyId, Span)]| -> BTreeSet<String> {
         ks.iter()
             .map(|(k, _)| m.key(*k).name.text.to_string())
             .collect()

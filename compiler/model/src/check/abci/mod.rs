@@ -1,0 +1,109 @@
+//! Open Autonomy's rules (`machine M: abci`, and apps): rounds ([`rounds`], with the parts they play and what
+//! they write), keepers, naming conventions, and the composition of an app's machines ([`chain`], checked by
+//! [`compose`]).
+
+mod chain;
+pub(super) mod compose;
+mod keeper;
+mod parts;
+mod rounds;
+mod types;
+mod writes;
+
+use super::dataflow::Exit;
+use super::graph::{Graph, Quiet, Set};
+use super::system::System;
+use crate::spec::{EventId, Machine, Origin, StateId};
+use fsmc_base::diag::{Code, Diagnostic};
+use fsmc_vocab::Profile;
+use fsmc_vocab::abci::{OutcomeKind, RoundKind};
+
+pub(super) struct Abci;
+
+impl System for Abci {
+    fn quiet(&self, m: &Machine, _g: &Graph) -> Quiet {
+        Quiet {
+            // An event some round must emit is reported as that round's missing transition (E0401) instead.
+            unused_events: Set::Some(rounds::required_but_unused(m)),
+            ..Quiet::default()
+        }
+    }
+
+    fn check(&self, m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
+        rounds::check(m, &g.outgoing, out);
+    }
+
+    /// Open Autonomy naming conventions: app labels end in `AbciApp`, states in `Round`. Upstream checks
+    /// naming only once everything else passes; so do we.
+    fn conventions(&self, m: &Machine, out: &mut Vec<Diagnostic>) {
+        let label = m.label.as_ref().unwrap_or(&m.name);
+        if !label.text.ends_with("AbciApp") {
+            let what = if m.origin == Origin::Composed {
+                "app"
+            } else {
+                "machine"
+            };
+            out.push(
+                Diagnostic::new(
+                    Code::AppNaming,
+                    format!("{what} label `{label}` does not end in `AbciApp`"),
+                )
+                .at(label.span, "Open Autonomy names apps `…AbciApp`")
+                .help("rename it, or allow the lint with `#[allow(app_naming)]`"),
+            );
+        }
+        for s in &m.states {
+            if !s.name.text.ends_with("Round") {
+                out.push(
+                    Diagnostic::new(
+                        Code::StateNaming,
+                        format!("state `{}` does not end in `Round`", s.name),
+                    )
+                    .at(s.name.span, "Open Autonomy names rounds `…Round`")
+                    .help("rename it, or allow the lint with `#[allow(state_naming)]`"),
+                );
+            }
+        }
+    }
+}
+
+/// The rules that follow a machine's rounds wherever they are. They apply to every machine, not only to those of
+/// the `abci` profile: a composed app holds the rounds of its machines whatever its first machine's system is.
+pub(super) struct Rounds<'m> {
+    m: &'m Machine,
+    /// The events named by convention for each outcome, looked up once.
+    conventional: Vec<Option<EventId>>,
+}
+
+impl<'m> Rounds<'m> {
+    pub fn new(m: &'m Machine) -> Rounds<'m> {
+        Rounds {
+            m,
+            conventional: m.conventional_outcome_events(),
+        }
+    }
+
+    /// How leaving `s` changes the data besides its writes: a reset round starts a new period; a round whose
+    /// outcome the runtime decides (a round kind of an `abci` machine) writes and resets only on its `done`
+    /// event. Custom rounds and the other systems' states change the data on every exit.
+    pub fn exit(&self, s: StateId) -> Exit {
+        let m = self.m;
+        let st = m.state(s);
+        let Some(round) = st.round() else {
+            return Exit::default();
+        };
+        let decided = m.profile == Profile::Abci
+            && !matches!(st.round_kind(), RoundKind::Custom | RoundKind::Degenerate);
+        Exit {
+            resets: round.reset,
+            only_on: decided
+                .then(|| m.outcome_event_in(s, OutcomeKind::Done, &self.conventional))
+                .flatten(),
+        }
+    }
+
+    /// Every keeper round is entered with a keeper elected in the period (E0607).
+    pub fn keepers(&self, g: &Graph, out: &mut Vec<Diagnostic>) {
+        keeper::check(self.m, g, out);
+    }
+}

@@ -1,0 +1,337 @@
+//! The replicated app of an `abci` machine or composed app whose rounds all have a runtime kind (custom rounds
+//! decide in user code, which the generated app cannot run): the `Spec` the runtime's driver runs, the typed
+//! `Round` in progress, and the `Behaviour` trait the user implements.
+
+use super::round::{AppRound, app_round};
+use crate::codegen::docs;
+use crate::codegen::tokens::{snake, variant};
+use crate::spec::Machine;
+use fsmc_vocab::abci::{OutcomeKind, RoundKind};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+/// The app, or nothing when a round has no runtime kind or the machine no default start. `outgoing` is
+/// [`Machine::outgoing`].
+pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
+    let mut rounds = Vec::new();
+    for sid in m.state_ids() {
+        let s = m.state(sid);
+        if s.is_final {
+            continue;
+        }
+        let none_handled = m.outcome_event(sid, OutcomeKind::None).is_some_and(|e| {
+            outgoing[sid.index()]
+                .iter()
+                .any(|&t| m.transitions[t].event == Some(e))
+        });
+        match app_round(m, sid, none_handled) {
+            Some(r) => rounds.push(r),
+            None => return quote! {},
+        }
+    }
+    let Some(start) = m.default_start() else {
+        return quote! {};
+    };
+    let start = variant(&m.state(start).name.text);
+    let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
+    let rules = rules(m, outgoing);
+    let data_encoding = data_encoding(m);
+    let types = types(m, &rounds);
+    let round_impl = round_impl(&rounds);
+    let spec_impl = spec_impl(m, &rounds, &start);
+    quote! {
+        #data_encoding
+
+        static RULES: [::fsmc_runtime::app::Rules<Event>; #n] = [#(#rules),*];
+
+        #types
+
+        #round_impl
+
+        #spec_impl
+    }
+}
+
+/// Each state's part in a period (registration, keeper election, keeper round, or collecting), whether it
+/// resets, and its timeout.
+fn rules(m: &Machine, outgoing: &[Vec<usize>]) -> Vec<TokenStream> {
+    m.state_ids()
+        .map(|sid| {
+            let s = m.state(sid);
+            let round = s.round();
+            let role = Ident::new(
+                if round.is_some_and(|r| r.registration.is_some()) {
+                    "Registration"
+                } else if round.is_some_and(|r| r.elects_keeper.is_some()) {
+                    "KeeperElection"
+                } else if round.and_then(|r| r.kind) == Some(RoundKind::OnlyKeeperSends) {
+                    "Keeper"
+                } else {
+                    "Collect"
+                },
+                Span::call_site(),
+            );
+            let reset = round.is_some_and(|r| r.reset);
+            let timeout = outgoing[sid.index()]
+                .iter()
+                .filter_map(|&t| m.transitions[t].event)
+                .find_map(|e| m.event(e).timeout.map(|t| (e, t.duration)));
+            let timeout = match timeout {
+                Some((e, d)) => {
+                    let ev = variant(&m.event(e).name.text);
+                    let nanos = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+                    quote! { ::core::option::Option::Some((Event::#ev, ::core::time::Duration::from_nanos(#nanos))) }
+                }
+                None => quote! { ::core::option::Option::None },
+            };
+            quote! {
+                ::fsmc_runtime::app::Rules {
+                    role: ::fsmc_runtime::app::Role::#role,
+                    reset: #reset,
+                    timeout: #timeout,
+                }
+            }
+        })
+        .collect()
+}
+
+/// The canonical encoding the app hash is computed over, for a machine with keys.
+fn data_encoding(m: &Machine) -> TokenStream {
+    if m.keys.is_empty() {
+        return quote! {};
+    }
+    let fields = m.keys.iter().map(|k| snake(&k.name.text));
+    quote! {
+        // The canonical encoding the app hash is computed over: every key, in spec order.
+        impl ::fsmc_runtime::borsh::BorshSerialize for Data {
+            fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
+                #(::fsmc_runtime::borsh::BorshSerialize::serialize(&self.#fields, writer)?;)*
+                ::core::result::Result::Ok(())
+            }
+        }
+    }
+}
+
+/// `Spec` and its aliases, the `Behaviour` trait, and the `Round` enum with its encoding.
+fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
+    let name = m.name.as_str();
+    let spec_doc = format!(
+        " What the runtime's replicated driver needs to know about `{name}`: transitions, timeouts, rounds."
+    );
+    let methods = rounds.iter().map(|r| {
+        let (method, wire) = (&r.method, &r.wire_ty);
+        let doc = docs::attrs(&r.docs);
+        quote! { #doc fn #method(&mut self, ctx: &Context<'_>) -> #wire; }
+    });
+    let variants = rounds.iter().map(|r| {
+        let (sv, ty) = (&r.state, &r.round_ty);
+        let doc = format!(" The round of `{sv}`.");
+        quote! { #[doc = #doc] #sv(::fsmc_runtime::rounds::#ty) }
+    });
+    let tags = rounds.iter().enumerate().map(|(i, r)| {
+        let sv = &r.state;
+        let tag = u32::try_from(i).unwrap_or(u32::MAX);
+        quote! {
+            Round::#sv(r) => {
+                ::fsmc_runtime::borsh::BorshSerialize::serialize(&#tag, writer)?;
+                ::fsmc_runtime::borsh::BorshSerialize::serialize(r, writer)
+            }
+        }
+    });
+    quote! {
+        #[doc = #spec_doc]
+        ///
+        /// Run a replica with [`App`], or an agent instance with [`Node`]; see `fsmc_runtime::app`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct Spec;
+
+        /// One replica of the app: fed ordered blocks, it computes the same state and hash as every other.
+        pub type App = ::fsmc_runtime::app::App<Spec>;
+        /// One agent instance: a replica and the agent's [`Behaviour`], driven by a consensus engine.
+        pub type Node = ::fsmc_runtime::app::Node<Spec>;
+        /// What a behaviour sees: the replicated state, from one agent's point of view.
+        pub type Context<'a> = ::fsmc_runtime::app::Context<'a, Spec>;
+
+        /// The proactive behaviour of each non-final round, implemented by the user: what this agent submits.
+        pub trait Behaviour {
+            #(#methods)*
+        }
+
+        /// The round in progress, typed by its kind and payload.
+        #[derive(Clone, Debug)]
+        pub enum Round {
+            #(#variants,)*
+        }
+
+        impl ::fsmc_runtime::borsh::BorshSerialize for Round {
+            fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
+                match self {
+                    #(#tags)*
+                }
+            }
+        }
+    }
+}
+
+/// `AppRound` for `Round`: a payload delivered to the round in progress, the decision at the end of a block,
+/// and who submitted.
+fn round_impl(rounds: &[AppRound]) -> TokenStream {
+    let delivers = rounds.iter().map(|r| {
+        let (sv, wire, check, submit) = (&r.state, &r.wire_ty, &r.check, &r.submit);
+        quote! {
+            Round::#sv(r) => {
+                let p: #wire = ::fsmc_runtime::app::decode(payload).ok_or(::fsmc_runtime::app::Rejection::BadPayload)?;
+                #check
+                ::fsmc_runtime::rounds::Round::submit(r, ::core::clone::Clone::clone(sender), #submit)?;
+            }
+        }
+    });
+    let data_param = if rounds.iter().any(|r| r.uses_value) {
+        quote! { data }
+    } else {
+        quote! { _data }
+    };
+    let ends = rounds.iter().map(end_block);
+    let senders = rounds.iter().map(|r| {
+        let sv = &r.state;
+        quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::submissions(r).keys().cloned().collect() }
+    });
+    quote! {
+        impl ::fsmc_runtime::app::AppRound<Spec> for Round {
+            fn deliver(
+                &mut self,
+                sender: &::fsmc_runtime::app::AgentId,
+                payload: &[u8],
+                keepers: &::fsmc_runtime::app::KeeperPool<'_>,
+            ) -> ::core::result::Result<(), ::fsmc_runtime::app::Rejection> {
+                let _ = keepers;
+                match self {
+                    #(#delivers)*
+                }
+                ::core::result::Result::Ok(())
+            }
+
+            fn end_block(
+                &self,
+                #data_param: &mut Data,
+                handled: &dyn ::core::ops::Fn(::fsmc_runtime::rounds::OutcomeKind) -> bool,
+            ) -> ::core::option::Option<::fsmc_runtime::app::Decision> {
+                match self {
+                    #(#ends)*
+                }
+            }
+
+            fn senders(&self) -> ::std::vec::Vec<::fsmc_runtime::app::AgentId> {
+                match self {
+                    #(#senders,)*
+                }
+            }
+        }
+    }
+}
+
+/// The arm of `end_block` for one round: its decision, with the decided value written and the keeper elected.
+fn end_block(r: &AppRound) -> TokenStream {
+    let (sv, write) = (&r.state, &r.write);
+    let done = if r.elects {
+        quote! {
+            ::fsmc_runtime::rounds::Outcome::Done(v) => {
+                let keeper = ::core::option::Option::Some(::core::clone::Clone::clone(&v));
+                #write
+                ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper }
+            }
+        }
+    } else if r.uses_value {
+        quote! {
+            ::fsmc_runtime::rounds::Outcome::Done(v) => {
+                #write
+                ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper: ::core::option::Option::None }
+            }
+        }
+    } else {
+        quote! {
+            ::fsmc_runtime::rounds::Outcome::Done(_) => ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper: ::core::option::Option::None }
+        }
+    };
+    quote! {
+        Round::#sv(r) => {
+            let outcome = ::fsmc_runtime::rounds::Round::outcome(r).filter(|o| handled(o.kind()))?;
+            ::core::option::Option::Some(match outcome {
+                #done,
+                other => ::fsmc_runtime::app::Decision { outcome: other.kind(), keeper: ::core::option::Option::None },
+            })
+        }
+    }
+}
+
+/// `AppSpec` for `Spec`: what the driver asks of the machine.
+fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
+    let name = m.name.as_str();
+    let starts = rounds.iter().map(|r| {
+        let (sv, ty) = (&r.state, &r.round_ty);
+        quote! { State::#sv => ::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#ty>::new(eligible))) }
+    });
+    let acts = rounds.iter().map(|r| {
+        let (sv, method) = (&r.state, &r.method);
+        quote! { State::#sv => ::fsmc_runtime::app::encode(&Behaviour::#method(agent, ctx)) }
+    });
+    let has_finals = m.states.iter().any(|s| s.is_final);
+    let act_rest =
+        has_finals.then(|| quote! { _ => ::core::result::Result::Ok(::std::vec::Vec::new()), });
+    let start_rest = has_finals.then(|| quote! { _ => ::core::option::Option::None, });
+    let carry = if m.keys.is_empty() {
+        quote! { *data }
+    } else {
+        quote! { data.carry() }
+    };
+    quote! {
+        impl ::fsmc_runtime::app::AppSpec for Spec {
+            type State = State;
+            type Event = Event;
+            type Data = Data;
+            type Round = Round;
+            type Agent = dyn Behaviour;
+
+            const NAME: &'static str = #name;
+            const START: State = State::#start;
+
+            fn state_name(state: State) -> &'static str {
+                state.name()
+            }
+
+            fn next(state: State, event: Event) -> ::core::option::Option<State> {
+                state.next(event).ok()
+            }
+
+            fn is_final(state: State) -> bool {
+                state.is_final()
+            }
+
+            fn rules(state: State) -> ::fsmc_runtime::app::Rules<Event> {
+                RULES[state as usize]
+            }
+
+            fn outcome_event(state: State, outcome: ::fsmc_runtime::rounds::OutcomeKind) -> ::core::option::Option<Event> {
+                state.outcome_event(outcome)
+            }
+
+            fn start_round(state: State, eligible: &::fsmc_runtime::rounds::Participants<::fsmc_runtime::app::AgentId>) -> ::core::option::Option<Round> {
+                match state {
+                    #(#starts,)*
+                    #start_rest
+                }
+            }
+
+            fn carry(data: &Data) -> Data {
+                #carry
+            }
+
+            fn act(agent: &mut Self::Agent, ctx: &Context<'_>) -> ::core::result::Result<::std::vec::Vec<u8>, ::fsmc_runtime::app::EncodeError> {
+                match ctx.state() {
+                    #(#acts,)*
+                    #act_rest
+                }
+            }
+        }
+    }
+}
