@@ -1,4 +1,4 @@
-// @generated from `fsm.pest` by the test `generated_parser_is_fresh` (compiler/syntax/src/parser/tests.rs).
+// @generated from `fsm.pest` by the test `generated_parser_is_fresh` (compiler/syntax/src/grammar/tests.rs).
 // Do not edit: change the grammar and run `cargo test -p fsmc-syntax generated_parser`.
 
 #[allow(dead_code, non_camel_case_types, clippy::upper_case_acronyms)]

@@ -4,7 +4,7 @@
 //! one statement, or one statement repaired by a single edit), so a [`Builder`] knows where the text it was given
 //! sits in the file ([`Origin`]) and builds a node from pieces as well as from a whole pair.
 
-use super::Rule;
+use crate::grammar::Rule;
 use crate::ast::*;
 use fsmc_base::source::{FileId, Name, Span};
 use pest::iterators::Pair;
@@ -12,7 +12,7 @@ use pest::iterators::Pair;
 /// One edit made to a slice of the file before parsing it: `old_len` bytes at `at` replaced by `new_len` bytes
 /// (a keyword respelt, a missing `;` inserted). Positions are in the edited text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Edit {
+pub(crate) struct Edit {
     pub at: usize,
     pub old_len: usize,
     pub new_len: usize,
@@ -20,7 +20,7 @@ pub(super) struct Edit {
 
 /// Where the text pest parsed came from: the file's bytes from `base`, with at most one [`Edit`].
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Origin {
+pub(crate) struct Origin {
     pub base: usize,
     pub edit: Option<Edit>,
 }
@@ -42,7 +42,7 @@ impl Origin {
     }
 }
 
-pub(super) struct Builder {
+pub(crate) struct Builder {
     pub file: FileId,
     pub origin: Origin,
 }
@@ -439,7 +439,7 @@ impl Builder {
     }
 }
 
-pub(super) fn empty_machine(span: Span) -> Machine {
+pub(crate) fn empty_machine(span: Span) -> Machine {
     Machine {
         docs: Vec::new(),
         lints: Vec::new(),
@@ -454,7 +454,7 @@ pub(super) fn empty_machine(span: Span) -> Machine {
     }
 }
 
-pub(super) fn empty_state(span: Span) -> State {
+pub(crate) fn empty_state(span: Span) -> State {
     State {
         docs: Vec::new(),
         modifiers: Vec::new(),
@@ -465,7 +465,7 @@ pub(super) fn empty_state(span: Span) -> State {
     }
 }
 
-pub(super) fn empty_app(span: Span) -> App {
+pub(crate) fn empty_app(span: Span) -> App {
     App {
         docs: Vec::new(),
         lints: Vec::new(),

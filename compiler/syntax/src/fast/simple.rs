@@ -15,13 +15,13 @@ use crate::ast::{State, ThinVec, Transition};
 use fsmc_base::source::{FileId, Name, Span};
 
 /// One statement read here.
-pub(super) enum Simple {
+pub(crate) enum Simple {
     Transition(Transition),
     State(State),
 }
 
 /// The first position at or after `i` (and before `end`) that is not a space, tab, line feed or carriage return.
-pub(super) fn skip_blank(b: &[u8], mut i: usize, end: usize) -> usize {
+pub(crate) fn skip_blank(b: &[u8], mut i: usize, end: usize) -> usize {
     while i < end && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
     }
@@ -30,7 +30,7 @@ pub(super) fn skip_blank(b: &[u8], mut i: usize, end: usize) -> usize {
 
 /// Reads the statement starting at `i` (a non-blank byte) of `text[..end]` if it is one of the two, with the
 /// position just after its `;`.
-pub(super) fn member(file: FileId, text: &str, i: usize, end: usize) -> Option<(Simple, usize)> {
+pub(crate) fn member(file: FileId, text: &str, i: usize, end: usize) -> Option<(Simple, usize)> {
     let mut r = Reader {
         file,
         text,

@@ -10,8 +10,8 @@
 
 use super::build::{Builder, Edit, Origin, empty_app, empty_machine, empty_state};
 use super::diagnose::{self, Ctx, Failure, Fix, describe_found, profile_of};
-use super::lex::{self, Kind, Lexer, Token};
-use super::{FsmParser, Rule};
+use crate::grammar::{FsmParser, Rule};
+use crate::lex::{self, Kind, Lexer, Token};
 use crate::ast::{App, File, Machine, State};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
@@ -27,12 +27,12 @@ const MAX_ERRORS: usize = 100;
 type Range = (usize, usize);
 
 /// The most statements parsed in one call (see [`Recover::statements`]): about as many as the fast path parses at
-/// once in a large body (see [`RUN`](super::chunk::RUN)).
+/// once in a large body (see [`RUN`](crate::fast::chunk::RUN)).
 const MAX_RUN: usize = 1024;
 
 /// Parses `text` piece by piece, reporting every syntax error. Returns the tree of what parsed. `failed_at` is
 /// where parsing the whole file stopped: the run of statements holding it need not be parsed again to find it.
-pub(super) fn parse(file: FileId, text: &str, failed_at: usize) -> (File, Vec<Diagnostic>) {
+pub(crate) fn parse(file: FileId, text: &str, failed_at: usize) -> (File, Vec<Diagnostic>) {
     let mut r = Recover {
         known_failure: Some(failed_at),
         file,

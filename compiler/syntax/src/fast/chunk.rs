@@ -16,28 +16,28 @@
 //! end; so the pieces parse exactly when the whole file does, into the same pairs. The runs of a body are
 //! independent, so they are shared among threads and their members joined in file order.
 //!
-//! A file one of whose pieces does not parse is recovered by the caller as before ([`recover`](super::recover)),
+//! A file one of whose pieces does not parse is recovered by the caller as before ([`recover`](crate::parse::recover)),
 //! from where parsing the whole file stops: the first piece that fails tells where that is ([`failure`]), so
 //! that a large file with a mistake is not parsed whole either.
 
-use super::build::{Builder, Origin, empty_machine};
+use crate::grammar::{FsmParser, Rule};
+use crate::parse::build::{Builder, Origin, empty_machine};
 use super::simple::{self, Simple};
-use super::{FsmParser, Rule};
 use crate::ast::{Comment, CommentKind, File, Machine};
 use fsmc_base::source::{FileId, Span};
 use pest::Parser as _;
 
 /// A machine body at least this long is parsed in pieces, in runs of statements about this long: long enough
 /// that starting a parse costs nothing next to it, short enough that pest's tokens for it stay a few MiB.
-pub(super) const RUN: usize = 64 * 1024;
+pub(crate) const RUN: usize = 64 * 1024;
 
 /// Where a file is cut: its long machine bodies, and where each body is cut into runs.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct Plan {
+pub(crate) struct Plan {
     pub bodies: Vec<Body>,
     /// The ends of the runs of all bodies but each body's last (which ends at its `}`), in order.
     pub cuts: Vec<usize>,
-    /// How deeply the file nests, counted as [`too_deep`](super::too_deep) counts, so that a file this scan found
+    /// How deeply the file nests, counted as [`too_deep`](crate::parse::too_deep) counts, so that a file this scan found
     /// shallow need not be scanned again for that.
     pub deepest: usize,
     /// The file's comments, which the scan lexes anyway, as
@@ -48,7 +48,7 @@ pub(super) struct Plan {
 
 /// One long machine body.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Body {
+pub(crate) struct Body {
     /// Just after its `{`.
     pub open: usize,
     /// At its `}`.
@@ -59,11 +59,11 @@ pub(super) struct Body {
 
 /// Why the pieces made no tree: where parsing the whole file stops, when the pieces tell (see [`failure`]); `None`
 /// when the whole file must be parsed to know.
-pub(super) type Failed = Option<usize>;
+pub(crate) type Failed = Option<usize>;
 
 /// Parses `text` in pieces as `plan` cuts it, with the runs of a body shared among up to `threads` threads; its
 /// comments are the ones the plan found.
-pub(super) fn parse(file: FileId, text: &str, plan: &Plan, threads: usize) -> Result<File, Failed> {
+pub(crate) fn parse(file: FileId, text: &str, plan: &Plan, threads: usize) -> Result<File, Failed> {
     let mut tree = pieces(file, text, plan, threads)?;
     tree.comments = plan
         .comments
@@ -148,7 +148,7 @@ const RUNS_PER_THREAD: usize = 4;
 const AHEAD: usize = 4;
 
 /// Stack for a parsing thread: the main thread's usual size. Nesting is bounded before parsing (see
-/// [`MAX_NESTING`](super::MAX_NESTING)), so pest never needs more; it is reserved, not used.
+/// [`MAX_NESTING`](crate::parse::MAX_NESTING)), so pest never needs more; it is reserved, not used.
 const STACK: usize = 8 << 20;
 
 /// Parses the runs of a body (the text between consecutive `bounds`) into `m`, dealt round to up to `threads`
@@ -303,7 +303,7 @@ impl Pieces<'_> {
 /// Finds the bodies of `text` of at least `run` bytes (the `{ … }` of machines) and cuts each into runs of
 /// statements of at least `run` bytes. `None` when there is no such body, or when the text is not balanced the way
 /// a file that parses is (a `}` or `)` with nothing open, a block comment or string never closed).
-pub(super) fn plan(text: &str, run: usize) -> Option<Plan> {
+pub(crate) fn plan(text: &str, run: usize) -> Option<Plan> {
     let b = text.as_bytes();
     let mut plan = Plan::default();
     // Open `{`, `(` and `[` (a file that parses has no `;` inside `(…)` and only `[T; N]`'s inside `[…]`).
@@ -433,7 +433,7 @@ const TOP_SPECIAL: [bool; 256] =
     byte_set(b"/\"{}()[]<>;_abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ");
 
 /// A table of the bytes in `set`.
-pub(super) const fn byte_set(set: &[u8]) -> [bool; 256] {
+pub(crate) const fn byte_set(set: &[u8]) -> [bool; 256] {
     let mut table = [false; 256];
     let mut i = 0;
     while i < set.len() {
@@ -444,7 +444,7 @@ pub(super) const fn byte_set(set: &[u8]) -> [bool; 256] {
 }
 
 /// The first position at or after `i` holding a byte of `set`, or the end of `b`.
-pub(super) fn next_special(b: &[u8], i: usize, set: &[bool; 256]) -> usize {
+pub(crate) fn next_special(b: &[u8], i: usize, set: &[bool; 256]) -> usize {
     b.get(i..)
         .and_then(|rest| rest.iter().position(|&c| set[c as usize]))
         .map_or(b.len(), |n| i + n)
@@ -495,7 +495,7 @@ mod tests {
     /// The tree of `text` parsed whole, with its comments, as text (the tree types do not compare), or `None` when
     /// it does not parse.
     fn whole(text: &str) -> Option<String> {
-        let mut tree = crate::parser::whole(FileId(0), text).ok()?;
+        let mut tree = crate::parse::whole(FileId(0), text).ok()?;
         tree.comments = crate::trivia::comments(FileId(0), text);
         Some(format!("{tree:#?}"))
     }
@@ -506,9 +506,9 @@ mod tests {
     fn same_as_whole(text: &str, run: usize) -> bool {
         let plan = plan(text, run);
         if let Some(p) = &plan {
-            assert!(crate::parser::too_deep(text, p.deepest).is_none(), "{text}");
+            assert!(crate::parse::too_deep(text, p.deepest).is_none(), "{text}");
             assert!(
-                p.deepest == 0 || crate::parser::too_deep(text, p.deepest - 1).is_some(),
+                p.deepest == 0 || crate::parse::too_deep(text, p.deepest - 1).is_some(),
                 "{text}"
             );
         }
@@ -679,9 +679,9 @@ app P {
         }
         text.push_str("}\napp A { chain Big; }\n");
         assert!(plan(&text, RUN).is_some_and(|p| p.cuts.len() >= 2));
-        let (tree, diags) = crate::parser::parse(FileId(0), &text);
+        let (tree, diags) = crate::parse::parse(FileId(0), &text);
         assert!(diags.is_empty());
-        let mut expected = crate::parser::whole(FileId(0), &text).unwrap();
+        let mut expected = crate::parse::whole(FileId(0), &text).unwrap();
         expected.comments = crate::trivia::comments(FileId(0), &text);
         assert_eq!(format!("{:#?}", tree.unwrap()), format!("{expected:#?}"));
         // An error in the last run: the whole file is parsed and diagnosed as before.
@@ -690,7 +690,7 @@ app P {
             &format!("(S{}, GO", i - 1),
             1,
         );
-        let (tree, diags) = crate::parser::parse(FileId(0), &broken);
+        let (tree, diags) = crate::parse::parse(FileId(0), &broken);
         assert_eq!(diags.len(), 2, "{diags:#?}");
         assert!(tree.is_some_and(|t| t.machines.len() == 1 && t.apps.len() == 1));
     }
@@ -706,8 +706,8 @@ app P {
             "Vec<".repeat(70),
             ">".repeat(70)
         ));
-        assert!(plan(&text, RUN).is_some_and(|p| p.deepest > crate::parser::MAX_NESTING));
-        let (tree, diags) = crate::parser::parse(FileId(0), &text);
+        assert!(plan(&text, RUN).is_some_and(|p| p.deepest > crate::parse::MAX_NESTING));
+        let (tree, diags) = crate::parse::parse(FileId(0), &text);
         assert!(tree.is_none());
         assert!(
             diags[0].message.contains("nesting deeper than"),
@@ -718,7 +718,8 @@ app P {
     /// What parsing was before the fast path: whole, then recovered when it fails. The fast path must give the
     /// same tree and the same diagnostics.
     fn reference(text: &str) -> String {
-        use crate::parser::*;
+        use crate::parse::*;
+        use fsmc_base::diag::{Code, Diagnostic};
         let file = FileId(0);
         let out = if let Some(at) = too_deep(text, MAX_NESTING) {
             let d = Diagnostic::new(
@@ -756,7 +757,7 @@ app P {
 
     /// The public parse, with runs of `run` bytes, against [`reference`].
     fn same_as_reference(text: &str, run: usize) {
-        let out = crate::parser::parse_in_runs(FileId(0), text, run, || 1 + run % 3);
+        let out = crate::parse::parse_in_runs(FileId(0), text, run, || 1 + run % 3);
         assert_eq!(format!("{out:#?}"), reference(text), "run {run}:\n{text}");
     }
 

@@ -7,31 +7,18 @@
 //! recovery starts from where parsing the whole file stops, which the pieces of a large file tell without the
 //! whole parse.
 
-mod build;
-mod chunk;
+pub(crate) mod build;
 mod diagnose;
-pub mod lex;
-mod recover;
-mod simple;
+pub(crate) mod recover;
 
 use crate::ast::*;
+use crate::fast::chunk;
+use crate::grammar::{FsmParser, Rule};
 pub use build::unquote;
 use build::{Builder, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
 use pest::Parser as _;
-
-/// The parser pest generates from `fsm.pest`. Its code is checked in (`generated.rs`) rather than derived at build
-/// time, so a crate using `include_fsm!` does not build pest's generator and grammar parser first; the test
-/// `generated_parser_is_fresh` rewrites the file when the grammar changes.
-struct FsmParser;
-
-#[allow(dead_code, clippy::all, clippy::pedantic)]
-mod generated {
-    use super::FsmParser;
-    include!("generated.rs");
-}
-pub(crate) use generated::Rule;
 
 /// How deeply brackets and block comments may nest. Real specs nest a handful of levels; the limit keeps the
 /// recursive-descent parser far from the stack's end on hostile input.
@@ -48,7 +35,7 @@ pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
 
 /// [`parse`], with a long body cut into runs of `run` bytes parsed on up to `threads()` threads (the tests cut
 /// small files too).
-fn parse_in_runs(
+pub(crate) fn parse_in_runs(
     file: FileId,
     text: &str,
     run: usize,
@@ -111,7 +98,7 @@ fn parse_in_runs(
 }
 
 /// Parses the whole file at once: its tree without comments, or pest's error.
-fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
+pub(crate) fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
     let mut out = File::default();
     let Some(root) = FsmParser::parse(Rule::file, text)?.next() else {
         return Ok(out);
@@ -133,7 +120,7 @@ fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
 ///
 /// The scan mirrors the grammar's lexing: inside a block comment only `/*` and `*/` mean anything (a `"` or `//`
 /// there is comment text), so neither can hide the brackets after the comment from the count.
-fn too_deep(text: &str, limit: usize) -> Option<usize> {
+pub(crate) fn too_deep(text: &str, limit: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let (mut depth, mut comments, mut i) = (0usize, 0usize, 0usize);
     // Other bytes change nothing here; stepping over them in a tight loop makes the scan several times faster.
@@ -180,7 +167,7 @@ fn too_deep(text: &str, limit: usize) -> Option<usize> {
 }
 
 /// pest's own error in words: a safety net should the recovery find nothing wrong in a file pest rejects.
-fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+pub(crate) fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
     let (start, end) = match e.location {
         InputLocation::Pos(p) => (p, next_char_end(text, p)),

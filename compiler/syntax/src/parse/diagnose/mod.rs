@@ -8,8 +8,8 @@
 //! repair is checked by parsing the repaired statement again: a suggestion is only made when it works.
 
 use super::build::Edit;
-use super::lex::{self, Kind, Token};
-use super::{FsmParser, Rule};
+use crate::grammar::{FsmParser, Rule};
+use crate::lex::{self, Kind, Token};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
 use fsmc_vocab::abci::RoundKind;

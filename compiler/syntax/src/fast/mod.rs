@@ -1,0 +1,2 @@
+pub(crate) mod chunk;
+mod simple;
