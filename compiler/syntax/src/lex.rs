@@ -1,7 +1,21 @@
-//! A small lexer for error recovery. It lexes as the grammar does (strings with escapes, nesting block comments,
-//! `///` doc comments, `->` and `::`), so that the recovery can find item and statement boundaries, match
-//! delimiters and name the token an error is at. It never fails: what it cannot make sense of is an
-//! [`Kind::Other`] token, an unterminated string or comment is a token of its own kind.
+//! The lexer of the `.fsm` language: what a name, a number, a string, a comment (line, doc, nested block) and a
+//! punctuation mark are, written once ([`lexeme`]) and read by every scan of the text that is not pest's.
+//!
+//! It lexes as the grammar (`grammar/fsm.pest`) does: a string takes any character after a `\` (a line end
+//! included) and ends at its line's end if it is not closed; `///` then anything but a fourth `/` is a doc
+//! comment, `////…` and `//!…` are ordinary ones; block comments nest; whitespace is a space, a tab, a line end
+//! (`\n`, `\r`) or U+FEFF (a byte order mark). It never fails: what it cannot make sense of is a
+//! [`Kind::Other`] token, and an unterminated string or block comment is a token of its own kind.
+//!
+//! It is read in two ways:
+//!
+//! - [`Lexer`] yields every token, skipping whitespace and ordinary comments: the error recovery, the diagnostics,
+//!   the fast path's reader of the commonest statements, the formatter and the language server read it.
+//! - [`Skim`] yields only the lexemes that start at bytes a scan asks for (brackets, say), comments and strings
+//!   always among them, and steps over every other byte in a tight loop: collecting comments, bounding nesting
+//!   and cutting a large file into pieces read it, at about the speed of a byte search.
+
+use crate::ast::CommentKind;
 
 /// What a token is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +61,187 @@ impl Token {
     }
 }
 
-/// The tokens of `text` from byte `pos` on. Cloning it is cheap: that is how the recovery looks ahead.
+/// What starts at a byte that is not whitespace: a token, or a comment the grammar skips.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lexeme {
+    /// A token; never [`Kind::OpenComment`], which is a [`Lexeme::Block`] that is not closed.
+    Token(Kind),
+    /// `// …` up to its line's end (`////…` and `//!…` too).
+    Line,
+    /// `/* … */`, nesting `depth` levels deep at its innermost (1 when nothing is nested in it); `closed` is false
+    /// when the text ends inside it.
+    Block { closed: bool, depth: usize },
+}
+
+impl Lexeme {
+    /// The kind of comment this is, if it is one (a doc comment is a token of the grammar and a comment both).
+    pub fn comment(self) -> Option<CommentKind> {
+        match self {
+            Lexeme::Token(Kind::Doc) => Some(CommentKind::Doc),
+            Lexeme::Line => Some(CommentKind::Line),
+            Lexeme::Block { .. } => Some(CommentKind::Block),
+            Lexeme::Token(_) => None,
+        }
+    }
+}
+
+/// The lexeme starting at `b[i]`, which is not whitespace, and where it ends.
+#[inline]
+pub(crate) fn lexeme(b: &[u8], i: usize) -> (Lexeme, usize) {
+    let at = |k: usize| b.get(k).copied();
+    let kind = match b[i] {
+        b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
+            return (Lexeme::Token(Kind::Ident), word_end(b, i + 1));
+        }
+        b'0'..=b'9' => {
+            let mut end = digits_end(b, i + 1);
+            if at(end) == Some(b'.') && at(end + 1).is_some_and(|c| c.is_ascii_digit()) {
+                end = digits_end(b, end + 1);
+            }
+            return (Lexeme::Token(Kind::Number), word_end(b, end));
+        }
+        b'"' => {
+            let (end, closed) = string(b, i);
+            let kind = if closed { Kind::Str } else { Kind::OpenStr };
+            return (Lexeme::Token(kind), end);
+        }
+        b'/' if at(i + 1) == Some(b'/') => {
+            let end = line_end(b, i);
+            // `///` then anything but a fourth `/` is a doc comment (the grammar's `doc`).
+            let doc = at(i + 2) == Some(b'/') && at(i + 3) != Some(b'/');
+            let lexeme = if doc {
+                Lexeme::Token(Kind::Doc)
+            } else {
+                Lexeme::Line
+            };
+            return (lexeme, end);
+        }
+        b'/' if at(i + 1) == Some(b'*') => {
+            let c = block_comment(b, i, usize::MAX);
+            let lexeme = Lexeme::Block {
+                closed: c.closed,
+                depth: c.depth,
+            };
+            return (lexeme, c.end);
+        }
+        b'-' | b':' if at(i + 1) == Some(if b[i] == b'-' { b'>' } else { b':' }) => {
+            return (Lexeme::Token(Kind::Punct), i + 2);
+        }
+        b'{' | b'}' | b'(' | b')' | b'[' | b']' | b'<' | b'>' | b';' | b',' | b':' | b'='
+        | b'#' | b'!' => Kind::Punct,
+        _ => Kind::Other,
+    };
+    (Lexeme::Token(kind), i + char_len(b[i]))
+}
+
+/// The length of the UTF-8 character whose first byte is `lead`.
+fn char_len(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        0xC0.. => 2,
+        _ => 1,
+    }
+}
+
+fn is_word_byte(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || c == b'_'
+}
+
+/// Where the identifier characters from `i` end.
+fn word_end(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .and_then(|rest| rest.iter().position(|&c| !is_word_byte(c)))
+        .map_or(b.len(), |n| i + n)
+}
+
+fn digits_end(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .and_then(|rest| rest.iter().position(|c| !c.is_ascii_digit()))
+        .map_or(b.len(), |n| i + n)
+}
+
+/// Where the line holding `i` ends: at its `\n` (a `\r` before it stays on the line), or the end of the text.
+fn line_end(b: &[u8], i: usize) -> usize {
+    b.get(i..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'\n'))
+        .map_or(b.len(), |n| i + n)
+}
+
+/// The string starting at `b[i]` (a `"`): where it ends, and whether it is closed. An escape takes the next
+/// character, whatever it is (the grammar's `"\\" ~ ANY`); an unescaped line end ends a string never closed,
+/// before the line end.
+fn string(b: &[u8], mut i: usize) -> (usize, bool) {
+    i += 1;
+    loop {
+        match b.get(i) {
+            // Stepping over the escape's first byte is enough: the rest of a longer character is never `"`, `\`
+            // or a line end.
+            Some(b'\\') => i = (i + 2).min(b.len()),
+            Some(b'"') => return (i + 1, true),
+            Some(b'\n') | None => return (i, false),
+            Some(_) => i += 1,
+        }
+    }
+}
+
+/// A block comment, as [`block_comment`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BlockComment {
+    /// Just after its last `*/`, or the end of the text.
+    pub end: usize,
+    pub closed: bool,
+    /// How deeply it nests at its innermost: 1 when nothing is nested in it.
+    pub depth: usize,
+    /// Where its nesting first goes past the limit asked for: the `*` of that `/*`.
+    pub past_limit: Option<usize>,
+}
+
+/// The block comment starting at `b[i]` (a `/*`). Block comments nest: inside one, only `/*` and `*/` mean
+/// anything (a `"` or `//` there is comment text).
+pub(crate) fn block_comment(b: &[u8], mut i: usize, limit: usize) -> BlockComment {
+    let (mut level, mut depth, mut past_limit) = (0usize, 0usize, None);
+    // Only `/` and `*` mean anything here: jump from one to the next.
+    while let Some(n) = b
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&c| c == b'/' || c == b'*'))
+    {
+        i += n;
+        match (b[i], b.get(i + 1)) {
+            (b'/', Some(b'*')) => {
+                level += 1;
+                depth = depth.max(level);
+                if level > limit && past_limit.is_none() {
+                    past_limit = Some(i + 1);
+                }
+                i += 2;
+            }
+            (b'*', Some(b'/')) => {
+                level -= 1;
+                i += 2;
+                if level == 0 {
+                    return BlockComment {
+                        end: i,
+                        closed: true,
+                        depth,
+                        past_limit,
+                    };
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    BlockComment {
+        end: b.len(),
+        closed: false,
+        depth,
+        past_limit,
+    }
+}
+
+const BOM: &str = "\u{FEFF}";
+
+/// The tokens of `text` from byte `pos` on. Cloning it is cheap: that is how a reader looks ahead.
 #[derive(Clone, Debug)]
 pub struct Lexer<'t> {
     text: &'t str,
@@ -70,195 +264,128 @@ impl<'t> Lexer<'t> {
             line_first,
         }
     }
-
-    fn byte(&self, i: usize) -> Option<u8> {
-        self.text.as_bytes().get(i).copied()
-    }
-
-    fn char_len(&self, i: usize) -> usize {
-        self.text
-            .get(i..)
-            .and_then(|s| s.chars().next())
-            .map_or(1, char::len_utf8)
-    }
-
-    /// Skips whitespace and comments (not doc comments). Returns an unterminated block comment as a token.
-    fn skip(&mut self) -> Option<Token> {
-        while let Some(b) = self.byte(self.pos) {
-            match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.line_first = true;
-                }
-                // U+FEFF (a byte order mark) is whitespace to the grammar.
-                0xEF if self
-                    .text
-                    .get(self.pos..)
-                    .is_some_and(|s| s.starts_with('\u{FEFF}')) =>
-                {
-                    self.pos += 3
-                }
-                b'/' if self.byte(self.pos + 1) == Some(b'/') => {
-                    let doc = self.byte(self.pos + 2) == Some(b'/')
-                        && self.byte(self.pos + 3) != Some(b'/');
-                    if doc {
-                        return None;
-                    }
-                    while self.byte(self.pos).is_some_and(|b| b != b'\n') {
-                        self.pos += 1;
-                    }
-                }
-                b'/' if self.byte(self.pos + 1) == Some(b'*') => {
-                    let start = self.pos;
-                    let mut depth = 0usize;
-                    loop {
-                        match (self.byte(self.pos), self.byte(self.pos + 1)) {
-                            (Some(b'/'), Some(b'*')) => {
-                                depth += 1;
-                                self.pos += 2;
-                            }
-                            (Some(b'*'), Some(b'/')) => {
-                                depth -= 1;
-                                self.pos += 2;
-                                if depth == 0 {
-                                    break;
-                                }
-                            }
-                            (Some(b'\n'), _) => {
-                                self.line_first = true;
-                                self.pos += 1;
-                            }
-                            (Some(_), _) => self.pos += 1,
-                            (None, _) => {
-                                let t = Token {
-                                    kind: Kind::OpenComment,
-                                    start,
-                                    end: self.text.len(),
-                                    line_first: self.line_first,
-                                };
-                                return Some(t);
-                            }
-                        }
-                    }
-                }
-                _ => return None,
-            }
-        }
-        None
-    }
 }
 
 impl Iterator for Lexer<'_> {
     type Item = Token;
 
     fn next(&mut self) -> Option<Token> {
-        if let Some(comment) = self.skip() {
-            self.pos = self.text.len();
-            return Some(comment);
-        }
-        let start = self.pos;
-        let b = self.byte(start)?;
-        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-        let kind = match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
-                while self.byte(self.pos).is_some_and(word) {
+        let b = self.text.as_bytes();
+        loop {
+            let start = self.pos;
+            match *b.get(start)? {
+                b' ' | b'\t' | b'\r' => self.pos += 1,
+                b'\n' => {
                     self.pos += 1;
+                    self.line_first = true;
                 }
-                Kind::Ident
-            }
-            b'0'..=b'9' => {
-                while self.byte(self.pos).is_some_and(|b| b.is_ascii_digit()) {
-                    self.pos += 1;
-                }
-                if self.byte(self.pos) == Some(b'.')
-                    && self.byte(self.pos + 1).is_some_and(|b| b.is_ascii_digit())
-                {
-                    self.pos += 1;
-                    while self.byte(self.pos).is_some_and(|b| b.is_ascii_digit()) {
-                        self.pos += 1;
-                    }
-                }
-                while self.byte(self.pos).is_some_and(word) {
-                    self.pos += 1;
-                }
-                Kind::Number
-            }
-            b'"' => {
-                self.pos += 1;
-                loop {
-                    match self.byte(self.pos) {
-                        // An escape takes the next character whatever it is, a line end included.
-                        Some(b'\\') => {
-                            self.pos += 1;
-                            if self.byte(self.pos).is_some() {
-                                self.pos += self.char_len(self.pos);
+                0xEF if self.text[start..].starts_with(BOM) => self.pos += BOM.len(),
+                _ => {
+                    let (lexeme, end) = lexeme(b, start);
+                    self.pos = end;
+                    let kind = match lexeme {
+                        Lexeme::Token(kind) => kind,
+                        Lexeme::Line => continue,
+                        Lexeme::Block { closed, .. } => {
+                            self.line_first |= b[start..end].contains(&b'\n');
+                            if closed {
+                                continue;
                             }
+                            // It runs to the end of the text: the last token.
+                            Kind::OpenComment
                         }
-                        Some(b'"') => {
-                            self.pos += 1;
-                            break Kind::Str;
-                        }
-                        Some(b'\n') | None => break Kind::OpenStr,
-                        Some(_) => self.pos += 1,
-                    }
+                    };
+                    let line_first = std::mem::replace(&mut self.line_first, false);
+                    return Some(Token {
+                        kind,
+                        start,
+                        end,
+                        line_first,
+                    });
                 }
             }
-            b'/' if self.byte(start + 1) == Some(b'/') => {
-                while self.byte(self.pos).is_some_and(|b| b != b'\n') {
-                    self.pos += 1;
-                }
-                // A carriage return before the line end belongs to the line end, as in the grammar's view of
-                // `\r\n` (the doc text is trimmed anyway).
-                Kind::Doc
-            }
-            b'-' if self.byte(start + 1) == Some(b'>') => {
-                self.pos += 2;
-                Kind::Punct
-            }
-            b':' if self.byte(start + 1) == Some(b':') => {
-                self.pos += 2;
-                Kind::Punct
-            }
-            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b'<' | b'>' | b';' | b',' | b':' | b'='
-            | b'#' | b'!' => {
-                self.pos += 1;
-                Kind::Punct
-            }
-            _ => {
-                self.pos += self.char_len(start);
-                Kind::Other
-            }
-        };
-        let line_first = std::mem::replace(&mut self.line_first, false);
-        Some(Token {
-            kind,
-            start,
-            end: self.pos,
-            line_first,
-        })
+        }
+    }
+}
+
+/// The bytes at which a [`Skim`] reads a lexeme: `/` and `"` always (a comment or a string may hide any other
+/// byte), and the ASCII bytes a scan names.
+pub(crate) struct Starts([bool; 256]);
+
+impl Starts {
+    pub const fn of(bytes: &[u8]) -> Starts {
+        let mut table = [false; 256];
+        table[b'/' as usize] = true;
+        table[b'"' as usize] = true;
+        let mut i = 0;
+        while i < bytes.len() {
+            // A byte past ASCII may be inside a character.
+            assert!(bytes[i].is_ascii());
+            table[bytes[i] as usize] = true;
+            i += 1;
+        }
+        Starts(table)
+    }
+}
+
+/// One lexeme a [`Skim`] read: `text[start..end]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lexed {
+    pub lexeme: Lexeme,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The lexemes of a text that start at the bytes a scan asks for ([`Starts`]), outside strings and comments,
+/// with every string and comment. Other bytes are stepped over unread, so a byte of a set in the middle of a
+/// longer token is read where it is: the `>` of `->` is a `>`, the `s` of `30s` a name.
+pub(crate) struct Skim<'t> {
+    b: &'t [u8],
+    pos: usize,
+}
+
+impl<'t> Skim<'t> {
+    pub fn new(text: &'t str) -> Skim<'t> {
+        Skim {
+            b: text.as_bytes(),
+            pos: 0,
+        }
+    }
+
+    /// The next lexeme starting at a byte of `starts`; the set may change from one call to the next.
+    #[inline]
+    pub fn next(&mut self, starts: &Starts) -> Option<Lexed> {
+        let start = self.pos
+            + self
+                .b
+                .get(self.pos..)?
+                .iter()
+                .position(|&c| starts.0[c as usize])?;
+        let (lexeme, end) = lexeme(self.b, start);
+        self.pos = end;
+        Some(Lexed { lexeme, start, end })
     }
 }
 
 /// The tokens of `text[start..end]` (lexed in the context of the whole text, so positions are file offsets).
-pub fn tokens(text: &str, start: usize, end: usize) -> Vec<Token> {
+pub(crate) fn tokens(text: &str, start: usize, end: usize) -> Vec<Token> {
     Lexer::new(text, start)
         .take_while(|t| t.start < end)
         .collect()
 }
 
 /// The first token at or after `pos`, if any.
-pub fn token_at(text: &str, pos: usize) -> Option<Token> {
+pub(crate) fn token_at(text: &str, pos: usize) -> Option<Token> {
     Lexer::new(text, pos).next()
 }
 
 /// Where a label about the end of the file goes: right after its last character that is not whitespace.
-pub fn end_of_text(text: &str) -> usize {
+pub(crate) fn end_of_text(text: &str) -> usize {
     text.trim_end().len()
 }
 
 /// How far the line holding `pos` is indented, in columns (a tab counts as one).
-pub fn indent(text: &str, pos: usize) -> usize {
+pub(crate) fn indent(text: &str, pos: usize) -> usize {
     let before = text.get(..pos).unwrap_or("");
     let line = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
     line.len() - line.trim_start_matches([' ', '\t']).len()
@@ -271,6 +398,17 @@ mod tests {
     fn kinds(text: &str) -> Vec<(Kind, &str)> {
         Lexer::new(text, 0)
             .map(|t| (t.kind, t.text(text)))
+            .collect()
+    }
+
+    /// Every lexeme of `text`, comments included, as a skim asked for every byte a token may start at reads them.
+    fn lexemes(text: &str) -> Vec<(Lexeme, &str)> {
+        const ALL: Starts = Starts::of(
+            b"{}()[]<>;,:=#!-_0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+        );
+        let mut skim = Skim::new(text);
+        std::iter::from_fn(|| skim.next(&ALL))
+            .map(|l| (l.lexeme, &text[l.start..l.end]))
             .collect()
     }
 
@@ -314,5 +452,221 @@ mod tests {
         let firsts: Vec<bool> = Lexer::new(text, 0).map(|t| t.line_first).collect();
         assert_eq!(firsts, [true, false, true, true]);
         assert_eq!(indent(text, 6), 2);
+    }
+
+    #[test]
+    fn strings_take_any_character_after_a_backslash() {
+        assert_eq!(
+            kinds(r#""a\\" "\"" "\é" x"#),
+            [
+                (Kind::Str, r#""a\\""#),
+                (Kind::Str, r#""\"""#),
+                (Kind::Str, r#""\é""#),
+                (Kind::Ident, "x"),
+            ]
+        );
+        // An escaped line end continues the string on the next line; an unescaped one ends it, unclosed.
+        assert_eq!(
+            kinds("\"a\\\nb\" c"),
+            [(Kind::Str, "\"a\\\nb\""), (Kind::Ident, "c")]
+        );
+        assert_eq!(
+            kinds("\"a\r\nb"),
+            [(Kind::OpenStr, "\"a\r"), (Kind::Ident, "b")]
+        );
+        // Comment markers inside a string are text.
+        assert_eq!(
+            kinds("\"// /* x\" y"),
+            [(Kind::Str, "\"// /* x\""), (Kind::Ident, "y")]
+        );
+    }
+
+    #[test]
+    fn block_comments_nest() {
+        assert_eq!(
+            lexemes("/* a /* b /* c */ */ d */ e /**/ /*/ x */"),
+            [
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 3
+                    },
+                    "/* a /* b /* c */ */ d */"
+                ),
+                (Lexeme::Token(Kind::Ident), "e"),
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 1
+                    },
+                    "/**/"
+                ),
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 1
+                    },
+                    "/*/ x */"
+                ),
+            ]
+        );
+        // Inside one, a string or a line comment is comment text: neither hides its `*/`.
+        assert_eq!(
+            lexemes("/* \" */ x /* // */ y"),
+            [
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 1
+                    },
+                    "/* \" */"
+                ),
+                (Lexeme::Token(Kind::Ident), "x"),
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 1
+                    },
+                    "/* // */"
+                ),
+                (Lexeme::Token(Kind::Ident), "y"),
+            ]
+        );
+        let c = block_comment(b"/* /* /* */ */ /* /* */ */ */", 0, 2);
+        assert_eq!(
+            (c.end, c.closed, c.depth, c.past_limit),
+            (29, true, 3, Some(7))
+        );
+    }
+
+    #[test]
+    fn doc_comments_are_tokens_and_other_comments_are_not() {
+        assert_eq!(
+            lexemes("/// doc\n// line\n//// line\n//! line\n///\n/* block */"),
+            [
+                (Lexeme::Token(Kind::Doc), "/// doc"),
+                (Lexeme::Line, "// line"),
+                (Lexeme::Line, "//// line"),
+                (Lexeme::Line, "//! line"),
+                (Lexeme::Token(Kind::Doc), "///"),
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 1
+                    },
+                    "/* block */"
+                ),
+            ]
+        );
+        let comments: Vec<_> = lexemes("/// d\n// l\n/* b */ x")
+            .into_iter()
+            .map(|(l, _)| l.comment())
+            .collect();
+        assert_eq!(
+            comments,
+            [
+                Some(CommentKind::Doc),
+                Some(CommentKind::Line),
+                Some(CommentKind::Block),
+                None
+            ]
+        );
+        assert_eq!(
+            kinds("/// doc\n// line\n/* b */ x"),
+            [(Kind::Doc, "/// doc"), (Kind::Ident, "x")]
+        );
+    }
+
+    #[test]
+    fn windows_line_ends_and_a_byte_order_mark_are_whitespace() {
+        let text = "\u{FEFF}state A;\r\n/// doc\r\n(A, B) -> C;\r\n";
+        assert_eq!(
+            kinds(text),
+            [
+                (Kind::Ident, "state"),
+                (Kind::Ident, "A"),
+                (Kind::Punct, ";"),
+                // The `\r` stays on the doc comment's line, as in the grammar (the doc text is trimmed).
+                (Kind::Doc, "/// doc\r"),
+                (Kind::Punct, "("),
+                (Kind::Ident, "A"),
+                (Kind::Punct, ","),
+                (Kind::Ident, "B"),
+                (Kind::Punct, ")"),
+                (Kind::Punct, "->"),
+                (Kind::Ident, "C"),
+                (Kind::Punct, ";"),
+            ]
+        );
+        let firsts: Vec<bool> = Lexer::new(text, 0).map(|t| t.line_first).collect();
+        assert_eq!(firsts.iter().filter(|&&f| f).count(), 3, "{firsts:?}");
+        // A byte order mark elsewhere than at the start is whitespace too; a form feed is not.
+        assert_eq!(
+            kinds("a\u{FEFF}b\u{c}"),
+            [
+                (Kind::Ident, "a"),
+                (Kind::Ident, "b"),
+                (Kind::Other, "\u{c}")
+            ]
+        );
+    }
+
+    #[test]
+    fn what_is_open_at_the_end_of_the_text_runs_to_it() {
+        assert_eq!(
+            kinds("x \"abc"),
+            [(Kind::Ident, "x"), (Kind::OpenStr, "\"abc")]
+        );
+        assert_eq!(kinds("\"a\\"), [(Kind::OpenStr, "\"a\\")]);
+        assert_eq!(
+            kinds("x /* a /* b */"),
+            [(Kind::Ident, "x"), (Kind::OpenComment, "/* a /* b */")]
+        );
+        assert_eq!(kinds("/*"), [(Kind::OpenComment, "/*")]);
+        assert_eq!(kinds("x // c"), [(Kind::Ident, "x")]);
+        assert_eq!(kinds("///"), [(Kind::Doc, "///")]);
+        assert_eq!(kinds("/"), [(Kind::Other, "/")]);
+        assert_eq!(kinds("1."), [(Kind::Number, "1"), (Kind::Other, ".")]);
+        assert_eq!(
+            lexemes("/* /* */"),
+            [(
+                Lexeme::Block {
+                    closed: false,
+                    depth: 2
+                },
+                "/* /* */"
+            )]
+        );
+        // After an unclosed comment nothing is lexed.
+        assert_eq!(Lexer::new("/* x", 0).nth(1), None);
+    }
+
+    #[test]
+    fn a_skim_reads_only_at_the_bytes_it_is_asked_for() {
+        const BRACKETS: Starts = Starts::of(b"()<>");
+        let text = "(a, \"(\") -> b /* ( */ 30s // )\n<";
+        let mut skim = Skim::new(text);
+        let read: Vec<(Lexeme, &str)> = std::iter::from_fn(|| skim.next(&BRACKETS))
+            .map(|l| (l.lexeme, &text[l.start..l.end]))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                (Lexeme::Token(Kind::Punct), "("),
+                (Lexeme::Token(Kind::Str), "\"(\""),
+                (Lexeme::Token(Kind::Punct), ")"),
+                // The `>` of `->`, read where it is.
+                (Lexeme::Token(Kind::Punct), ">"),
+                (
+                    Lexeme::Block {
+                        closed: true,
+                        depth: 1
+                    },
+                    "/* ( */"
+                ),
+                (Lexeme::Line, "// )"),
+                (Lexeme::Token(Kind::Punct), "<"),
+            ]
+        );
     }
 }

@@ -1,17 +1,18 @@
-//! The two commonest statements of a long body, read byte by byte: `(A, EVENT) -> B;` and `state A;`.
+//! The two commonest statements of a long body, read from the lexer's tokens: `(A, EVENT) -> B;` and `state A;`.
 //!
 //! A large spec is almost nothing but these two lines, and pest spends most of a large check on them: it tries
 //! whitespace (and comments) between every two tokens and guards every rule it enters. So the runs of a long body
 //! ([`chunk`](super::chunk)) read them here first, and hand every other statement to pest (`one_member`).
 //!
-//! What is read here is exactly what the grammar's `fast_transition` and `fast_state` would match at the same
-//! place, and makes the same tree nodes: `(` name `,` name `)` `->` name `;`, and any of `start`, `default`,
-//! `final`, then `state` name, an optional `:` kind, and `;`; with only spaces, tabs, line feeds and carriage
-//! returns between tokens (the grammar's `WHITESPACE` without comments and byte order marks, which make this
-//! decline). A statement it declines is parsed by pest from the same place, so declining is always safe;
-//! the tests in `chunk.rs` hold the pieces' trees, these statements included, equal to the whole file's.
+//! What is read here is exactly what the grammar's `transition` and `state_decl` match without doc comments,
+//! options or a body, and makes the same tree nodes: `(` name `,` name `)` `->` name `;`, and any of `start`,
+//! `default`, `final`, then `state` name, an optional `:` kind, and `;`; with whatever the grammar skips between
+//! tokens (the lexer skips the same). A statement it declines is parsed by pest from the same place, so declining
+//! is always safe; the tests in `fast/tests.rs` hold the pieces' trees, these statements included, equal to the
+//! whole file's.
 
 use crate::ast::{State, ThinVec, Transition};
+use crate::lex::{Kind, Lexer, Token};
 use fsmc_base::source::{FileId, Name, Span};
 
 /// One statement read here.
@@ -20,85 +21,57 @@ pub(crate) enum Simple {
     State(State),
 }
 
-/// The first position at or after `i` (and before `end`) that is not a space, tab, line feed or carriage return.
-pub(crate) fn skip_blank(b: &[u8], mut i: usize, end: usize) -> usize {
-    while i < end && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
-        i += 1;
-    }
-    i
-}
-
-/// Reads the statement starting at `i` (a non-blank byte) of `text[..end]` if it is one of the two, with the
-/// position just after its `;`.
-pub(crate) fn member(file: FileId, text: &str, i: usize, end: usize) -> Option<(Simple, usize)> {
+/// Reads the statement at the next token of `tokens` if it is one of the two, and moves `tokens` past it; leaves
+/// `tokens` where it was otherwise.
+pub(crate) fn member<'t>(file: FileId, text: &'t str, tokens: &mut Lexer<'t>) -> Option<Simple> {
     let mut r = Reader {
         file,
         text,
-        b: text.as_bytes().get(..end)?,
-        i,
+        tokens: tokens.clone(),
     };
-    if r.b.get(i) == Some(&b'(') {
-        return r.transition().map(|t| (Simple::Transition(t), r.i));
-    }
-    r.state().map(|s| (Simple::State(s), r.i))
+    let first = r.tokens.next()?;
+    let read = if first.is(text, "(") {
+        r.transition(first).map(Simple::Transition)
+    } else {
+        r.state(first).map(Simple::State)
+    }?;
+    *tokens = r.tokens;
+    Some(read)
 }
 
 struct Reader<'t> {
     file: FileId,
     text: &'t str,
-    b: &'t [u8],
-    i: usize,
+    tokens: Lexer<'t>,
 }
 
 impl Reader<'_> {
-    fn blank(&mut self) {
-        self.i = skip_blank(self.b, self.i, self.b.len());
+    /// The punctuation mark `p` next.
+    fn punct(&mut self, p: &str) -> Option<Token> {
+        self.tokens.next().filter(|t| t.is(self.text, p))
     }
 
-    /// `c`, after blanks.
-    fn punct(&mut self, c: u8) -> Option<()> {
-        self.blank();
-        (self.b.get(self.i) == Some(&c)).then(|| self.i += 1)
-    }
-
-    /// A name (the grammar's `ident`: an ASCII letter or `_`, then ASCII letters, digits and `_`), after blanks.
+    /// A name next (the grammar's `ident`: an ASCII letter or `_`, then ASCII letters, digits and `_`).
     fn name(&mut self) -> Option<Name> {
-        self.blank();
-        let start = self.i;
-        let first = *self.b.get(start)?;
-        if !(first.is_ascii_alphabetic() || first == b'_') {
-            return None;
-        }
-        let end = self.word_end(start);
-        self.i = end;
-        Some(Name::new(
-            self.text.get(start..end)?,
-            Span::new(self.file, start, end),
-        ))
+        self.tokens
+            .next()
+            .filter(|t| t.kind == Kind::Ident)
+            .map(|t| self.to_name(t))
     }
 
-    /// Where the run of identifier characters from `i` ends.
-    fn word_end(&self, i: usize) -> usize {
-        self.b[i..]
-            .iter()
-            .position(|&c| !(c.is_ascii_alphanumeric() || c == b'_'))
-            .map_or(self.b.len(), |n| i + n)
+    fn to_name(&self, t: Token) -> Name {
+        Name::new(t.text(self.text), Span::new(self.file, t.start, t.end))
     }
 
-    fn transition(&mut self) -> Option<Transition> {
-        let start = self.i;
-        self.i += 1;
+    /// The rest of a transition whose `(` is `open`.
+    fn transition(&mut self, open: Token) -> Option<Transition> {
         let from = self.name()?;
-        self.punct(b',')?;
+        self.punct(",")?;
         let event = self.name()?;
-        self.punct(b')')?;
-        self.blank();
-        if !self.b[self.i..].starts_with(b"->") {
-            return None;
-        }
-        self.i += 2;
+        self.punct(")")?;
+        self.punct("->")?;
         let to = self.name()?;
-        self.punct(b';')?;
+        let semi = self.punct(";")?;
         Some(Transition {
             docs: ThinVec::new(),
             from,
@@ -107,51 +80,43 @@ impl Reader<'_> {
             guards: ThinVec::new(),
             actions: ThinVec::new(),
             persist: None,
-            span: Span::new(self.file, start, self.i),
+            span: Span::new(self.file, open.start, semi.end),
         })
     }
 
-    fn state(&mut self) -> Option<State> {
-        let start = self.i;
+    /// A state declaration whose first token is `first`.
+    fn state(&mut self, first: Token) -> Option<State> {
         let mut modifiers = Vec::new();
+        let mut word = Some(first);
+        // A keyword is a whole word, as the grammar's `!ident_char` after it makes it.
         loop {
-            // A keyword is a whole word (the grammar's `!ident_char` after it); the blanks after it are skipped
-            // by the next token's reader.
-            let at = self.i;
-            let end = self.word_end(at);
-            match &self.b[at..end] {
-                b"state" => {
-                    self.i = end;
-                    break;
-                }
-                b"start" | b"default" | b"final" => {
-                    modifiers.push(Name::new(
-                        self.text.get(at..end)?,
-                        Span::new(self.file, at, end),
-                    ));
-                    self.i = end;
-                    self.blank();
-                }
+            let t = word.filter(|t| t.kind == Kind::Ident)?;
+            match t.text(self.text) {
+                "state" => break,
+                "start" | "default" | "final" => modifiers.push(self.to_name(t)),
                 _ => return None,
             }
+            word = self.tokens.next();
         }
         let name = self.name()?;
-        self.blank();
-        let kind = match self.b.get(self.i) {
-            Some(b':') => {
-                self.i += 1;
-                Some(self.name()?)
-            }
-            _ => None,
+        let mut end = self.tokens.next()?;
+        let kind = if end.is(self.text, ":") {
+            let kind = self.name()?;
+            end = self.tokens.next()?;
+            Some(kind)
+        } else {
+            None
         };
-        self.punct(b';')?;
+        if !end.is(self.text, ";") {
+            return None;
+        }
         Some(State {
             docs: Vec::new(),
             modifiers,
             name,
             kind,
             properties: Vec::new(),
-            span: Span::new(self.file, start, self.i),
+            span: Span::new(self.file, first.start, end.end),
         })
     }
 }
@@ -160,11 +125,12 @@ impl Reader<'_> {
 mod tests {
     use super::*;
 
+    /// Reads `text` from its start: what was read, shown with its spans, and where it ends.
     fn read(text: &str) -> Option<(String, usize)> {
-        let i = skip_blank(text.as_bytes(), 0, text.len());
-        member(FileId(3), text, i, text.len()).map(|(m, end)| {
-            let shown = match m {
-                Simple::Transition(t) => format!(
+        let m = member(FileId(3), text, &mut Lexer::new(text, 0))?;
+        Some(match m {
+            Simple::Transition(t) => (
+                format!(
                     "{}@{:?} {}@{:?} {}@{:?} {:?}",
                     t.from,
                     t.from.span.range(),
@@ -174,7 +140,10 @@ mod tests {
                     t.to.span.range(),
                     t.span.range()
                 ),
-                Simple::State(s) => format!(
+                t.span.end as usize,
+            ),
+            Simple::State(s) => (
+                format!(
                     "{:?} {}@{:?} {:?} {:?}",
                     s.modifiers.iter().map(|m| m.as_str()).collect::<Vec<_>>(),
                     s.name,
@@ -182,8 +151,8 @@ mod tests {
                     s.kind.as_ref().map(|k| k.as_str()),
                     s.span.range()
                 ),
-            };
-            (shown, end)
+                s.span.end as usize,
+            ),
         })
     }
 
@@ -215,14 +184,36 @@ mod tests {
         );
     }
 
-    /// Anything else is pest's: options, doc comments, comments, bodies, other whitespace, keywords run into names.
+    /// Comments and byte order marks are whitespace to the grammar, and so to the lexer the reader reads: the
+    /// statement is read through them, with the spans pest gives it.
+    #[test]
+    fn reads_through_what_the_grammar_skips() {
+        assert_eq!(
+            read("(A, GO) -> B // c\n;").unwrap(),
+            ("A@1..2 GO@4..6 B@11..12 0..19".to_string(), 19)
+        );
+        assert_eq!(
+            read("(A, /* c */ GO) -> B;").unwrap(),
+            ("A@1..2 GO@12..14 B@19..20 0..21".to_string(), 21)
+        );
+        assert_eq!(
+            read("\u{FEFF}(A, GO) -> B;").unwrap(),
+            ("A@4..5 GO@7..9 B@14..15 3..16".to_string(), 16)
+        );
+        assert_eq!(
+            read("(A, GO) -> B\u{FEFF};").unwrap(),
+            ("A@1..2 GO@4..6 B@11..12 0..16".to_string(), 16)
+        );
+    }
+
+    /// Anything else is pest's: options, doc comments, bodies, keywords run into names, characters the grammar
+    /// does not skip.
     #[test]
     fn declines_everything_else() {
         for text in [
             "(A, GO) -> B if ok;",
-            "(A, GO) -> B // c\n;",
-            "(A, /* c */ GO) -> B;",
             "/// doc\n(A, GO) -> B;",
+            "(A, /// doc\nGO) -> B;",
             "(A, GO) - > B;",
             "(A, 1GO) -> B;",
             "(A, GO) -> B",
@@ -234,8 +225,7 @@ mod tests {
             "final S;",
             "event GO;",
             "state S\u{c};",
-            "\u{FEFF}(A, GO) -> B;",
-            "(A, GO) -> B\u{FEFF};",
+            "(A, GO) -> B /* open",
         ] {
             assert!(read(text).is_none(), "{text:?}");
         }

@@ -4,8 +4,8 @@
 //! one statement, or one statement repaired by a single edit), so a [`Builder`] knows where the text it was given
 //! sits in the file ([`Origin`]) and builds a node from pieces as well as from a whole pair.
 
-use crate::grammar::Rule;
 use crate::ast::*;
+use crate::grammar::Rule;
 use fsmc_base::source::{FileId, Name, Span};
 use pest::iterators::Pair;
 

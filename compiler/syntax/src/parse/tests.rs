@@ -151,7 +151,7 @@ fn a_long_body_with_errors_far_apart_keeps_everything_else() {
         text.push_str(&format!("    (S{i}, GO) -> S{}{semi}\n", i + 1));
     }
     text.push_str("}\n");
-    assert!(text.len() > crate::fast::chunk::RUN);
+    assert!(text.len() > crate::fast::RUN);
     let (tree, diags) = parse(FileId(0), &text);
     let lines: Vec<usize> = diags
         .iter()

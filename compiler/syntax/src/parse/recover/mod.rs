@@ -10,9 +10,9 @@
 
 use super::build::{Builder, Edit, Origin, empty_app, empty_machine, empty_state};
 use super::diagnose::{self, Ctx, Failure, Fix, describe_found, profile_of};
+use crate::ast::{App, File, Machine, State};
 use crate::grammar::{FsmParser, Rule};
 use crate::lex::{self, Kind, Lexer, Token};
-use crate::ast::{App, File, Machine, State};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
 use fsmc_vocab::Profile;
@@ -27,7 +27,7 @@ const MAX_ERRORS: usize = 100;
 type Range = (usize, usize);
 
 /// The most statements parsed in one call (see [`Recover::statements`]): about as many as the fast path parses at
-/// once in a large body (see [`RUN`](crate::fast::chunk::RUN)).
+/// once in a large body (see [`RUN`](crate::fast::RUN)).
 const MAX_RUN: usize = 1024;
 
 /// Parses `text` piece by piece, reporting every syntax error. Returns the tree of what parsed. `failed_at` is
