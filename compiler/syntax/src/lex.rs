@@ -85,38 +85,74 @@ impl Lexeme {
     }
 }
 
+/// What a byte can start, for the lexer's dispatch: one look in a table, rather than a chain of comparisons, is
+/// most of what lexing the commonest tokens costs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    /// ` `, `\t`, `\r`: whitespace.
+    Blank,
+    /// `\n`: whitespace that starts a line.
+    LineEnd,
+    /// The first byte of U+FEFF (whitespace), or of another character.
+    Ef,
+    Word,
+    Digit,
+    Quote,
+    Slash,
+    /// A mark that is a token on its own: `{ } ( ) [ ] < > ; , = # !`.
+    Mark,
+    /// `-`, a token with the `>` of `->`, or another character.
+    Dash,
+    /// `:`, or `::` with the next.
+    Colon,
+    Other,
+}
+
+const CLASS: [Class; 256] = {
+    let mut table = [Class::Other; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = match b {
+            b' ' | b'\t' | b'\r' => Class::Blank,
+            b'\n' => Class::LineEnd,
+            0xEF => Class::Ef,
+            b'A'..=b'Z' | b'a'..=b'z' | b'_' => Class::Word,
+            b'0'..=b'9' => Class::Digit,
+            b'"' => Class::Quote,
+            b'/' => Class::Slash,
+            b'{' | b'}' | b'(' | b')' | b'[' | b']' | b'<' | b'>' | b';' | b',' | b'=' | b'#'
+            | b'!' => Class::Mark,
+            b'-' => Class::Dash,
+            b':' => Class::Colon,
+            _ => Class::Other,
+        };
+        c += 1;
+    }
+    table
+};
+
 /// The lexeme starting at `b[i]`, which is not whitespace, and where it ends.
-#[inline]
+#[inline(always)]
 pub(crate) fn lexeme(b: &[u8], i: usize) -> (Lexeme, usize) {
-    let at = |k: usize| b.get(k).copied();
-    let kind = match b[i] {
-        b'A'..=b'Z' | b'a'..=b'z' | b'_' => {
-            return (Lexeme::Token(Kind::Ident), word_end(b, i + 1));
-        }
-        b'0'..=b'9' => {
-            let mut end = digits_end(b, i + 1);
-            if at(end) == Some(b'.') && at(end + 1).is_some_and(|c| c.is_ascii_digit()) {
-                end = digits_end(b, end + 1);
-            }
-            return (Lexeme::Token(Kind::Number), word_end(b, end));
-        }
-        b'"' => {
+    lexeme_of(CLASS[b[i] as usize], b, i)
+}
+
+/// [`lexeme`], with the class of `b[i]` looked up already.
+#[inline(always)]
+fn lexeme_of(class: Class, b: &[u8], i: usize) -> (Lexeme, usize) {
+    let next = b.get(i + 1).copied();
+    let kind = match class {
+        Class::Word => return (Lexeme::Token(Kind::Ident), word_end(b, i + 1)),
+        Class::Mark => return (Lexeme::Token(Kind::Punct), i + 1),
+        Class::Digit => return (Lexeme::Token(Kind::Number), number_end(b, i)),
+        Class::Quote => {
             let (end, closed) = string(b, i);
             let kind = if closed { Kind::Str } else { Kind::OpenStr };
             return (Lexeme::Token(kind), end);
         }
-        b'/' if at(i + 1) == Some(b'/') => {
-            let end = line_end(b, i);
-            // `///` then anything but a fourth `/` is a doc comment (the grammar's `doc`).
-            let doc = at(i + 2) == Some(b'/') && at(i + 3) != Some(b'/');
-            let lexeme = if doc {
-                Lexeme::Token(Kind::Doc)
-            } else {
-                Lexeme::Line
-            };
-            return (lexeme, end);
-        }
-        b'/' if at(i + 1) == Some(b'*') => {
+        Class::Slash if next == Some(b'/') => return line_comment(b, i),
+        Class::Slash if next == Some(b'*') => {
             let c = block_comment(b, i, usize::MAX);
             let lexeme = Lexeme::Block {
                 closed: c.closed,
@@ -124,12 +160,12 @@ pub(crate) fn lexeme(b: &[u8], i: usize) -> (Lexeme, usize) {
             };
             return (lexeme, c.end);
         }
-        b'-' | b':' if at(i + 1) == Some(if b[i] == b'-' { b'>' } else { b':' }) => {
-            return (Lexeme::Token(Kind::Punct), i + 2);
+        Class::Dash if next == Some(b'>') => return (Lexeme::Token(Kind::Punct), i + 2),
+        Class::Colon if next == Some(b':') => return (Lexeme::Token(Kind::Punct), i + 2),
+        Class::Colon => Kind::Punct,
+        Class::Blank | Class::LineEnd | Class::Ef | Class::Slash | Class::Dash | Class::Other => {
+            Kind::Other
         }
-        b'{' | b'}' | b'(' | b')' | b'[' | b']' | b'<' | b'>' | b';' | b',' | b':' | b'='
-        | b'#' | b'!' => Kind::Punct,
-        _ => Kind::Other,
     };
     (Lexeme::Token(kind), i + char_len(b[i]))
 }
@@ -144,21 +180,40 @@ fn char_len(lead: u8) -> usize {
     }
 }
 
-fn is_word_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_'
-}
-
 /// Where the identifier characters from `i` end.
-fn word_end(b: &[u8], i: usize) -> usize {
-    b.get(i..)
-        .and_then(|rest| rest.iter().position(|&c| !is_word_byte(c)))
-        .map_or(b.len(), |n| i + n)
+#[inline(always)]
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(CLASS[b[i] as usize], Class::Word | Class::Digit) {
+        i += 1;
+    }
+    i
 }
 
-fn digits_end(b: &[u8], i: usize) -> usize {
-    b.get(i..)
-        .and_then(|rest| rest.iter().position(|c| !c.is_ascii_digit()))
-        .map_or(b.len(), |n| i + n)
+/// Where the number starting at `i` ends: digits, one `.digits`, then identifier characters (`30s`, `1.5m`).
+fn number_end(b: &[u8], i: usize) -> usize {
+    let digits_end = |mut i: usize| {
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let mut end = digits_end(i);
+    if b.get(end) == Some(&b'.') && b.get(end + 1).is_some_and(u8::is_ascii_digit) {
+        end = digits_end(end + 1);
+    }
+    word_end(b, end)
+}
+
+/// The `//` comment at `i`, up to its line's end: a doc comment when `///` is followed by anything but a fourth
+/// `/` (the grammar's `doc`), an ordinary one otherwise.
+fn line_comment(b: &[u8], i: usize) -> (Lexeme, usize) {
+    let doc = b.get(i + 2) == Some(&b'/') && b.get(i + 3) != Some(&b'/');
+    let lexeme = if doc {
+        Lexeme::Token(Kind::Doc)
+    } else {
+        Lexeme::Line
+    };
+    (lexeme, line_end(b, i))
 }
 
 /// Where the line holding `i` ends: at its `\n` (a `\r` before it stays on the line), or the end of the text.
@@ -270,24 +325,37 @@ impl Iterator for Lexer<'_> {
     type Item = Token;
 
     fn next(&mut self) -> Option<Token> {
+        self.token()
+    }
+}
+
+impl Lexer<'_> {
+    /// The next token: [`Iterator::next`], inlined where a reader of tokens is most of what a large file costs.
+    #[inline(always)]
+    pub(crate) fn token(&mut self) -> Option<Token> {
         let b = self.text.as_bytes();
-        loop {
-            let start = self.pos;
-            match *b.get(start)? {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\n' => {
-                    self.pos += 1;
-                    self.line_first = true;
+        // In locals, not in `self`, while the loop runs.
+        let (mut i, mut line_first) = (self.pos, self.line_first);
+        let token = loop {
+            let Some(&c) = b.get(i) else {
+                break None;
+            };
+            match CLASS[c as usize] {
+                Class::Blank => i += 1,
+                Class::LineEnd => {
+                    i += 1;
+                    line_first = true;
                 }
-                0xEF if self.text[start..].starts_with(BOM) => self.pos += BOM.len(),
-                _ => {
-                    let (lexeme, end) = lexeme(b, start);
-                    self.pos = end;
+                Class::Ef if b[i..].starts_with(BOM.as_bytes()) => i += BOM.len(),
+                class => {
+                    let start = i;
+                    let (lexeme, end) = lexeme_of(class, b, start);
+                    i = end;
                     let kind = match lexeme {
                         Lexeme::Token(kind) => kind,
                         Lexeme::Line => continue,
                         Lexeme::Block { closed, .. } => {
-                            self.line_first |= b[start..end].contains(&b'\n');
+                            line_first |= b[start..end].contains(&b'\n');
                             if closed {
                                 continue;
                             }
@@ -295,16 +363,19 @@ impl Iterator for Lexer<'_> {
                             Kind::OpenComment
                         }
                     };
-                    let line_first = std::mem::replace(&mut self.line_first, false);
-                    return Some(Token {
+                    let token = Token {
                         kind,
                         start,
                         end,
                         line_first,
-                    });
+                    };
+                    line_first = false;
+                    break Some(token);
                 }
             }
-        }
+        };
+        (self.pos, self.line_first) = (i, line_first);
+        token
     }
 }
 
@@ -353,7 +424,7 @@ impl<'t> Skim<'t> {
     }
 
     /// The next lexeme starting at a byte of `starts`; the set may change from one call to the next.
-    #[inline]
+    #[inline(always)]
     pub fn next(&mut self, starts: &Starts) -> Option<Lexed> {
         let start = self.pos
             + self

@@ -62,12 +62,17 @@ pub(crate) fn plan(text: &str, run: usize) -> Option<Plan> {
     };
     let mut skim = Skim::new(text);
     while let Some(l) = skim.next(if p.braces == 0 { &TOP } else { &BODY }) {
-        p.plan.deepest = p.plan.deepest.max(p.nesting.step(b, &l));
         match l.lexeme {
+            // Most of what the skim reads; the marks it reads are all one byte.
+            Lexeme::Token(Kind::Punct) => {
+                let c = b[l.start];
+                p.plan.deepest = p.plan.deepest.max(p.nesting.punct(c));
+                p.punct(c, l.start)?;
+            }
             Lexeme::Token(Kind::OpenStr) | Lexeme::Block { closed: false, .. } => return None,
             Lexeme::Token(Kind::Ident) => p.word(&b[l.start..l.end]),
-            Lexeme::Token(Kind::Punct) => p.punct(b[l.start], l.start)?,
             lexeme => {
+                p.plan.deepest = p.plan.deepest.max(p.nesting.step(b, &l));
                 if let Some(kind) = lexeme.comment() {
                     p.plan.comments.push((kind, l.start, l.end));
                 }

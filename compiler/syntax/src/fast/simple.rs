@@ -27,10 +27,11 @@ pub(crate) fn member<'t>(file: FileId, text: &'t str, tokens: &mut Lexer<'t>) ->
     let mut r = Reader {
         file,
         text,
+        b: text.as_bytes(),
         tokens: tokens.clone(),
     };
-    let first = r.tokens.next()?;
-    let read = if first.is(text, "(") {
+    let first = r.tokens.token()?;
+    let read = if r.is(first, b'(') {
         r.transition(first).map(Simple::Transition)
     } else {
         r.state(first).map(Simple::State)
@@ -42,41 +43,55 @@ pub(crate) fn member<'t>(file: FileId, text: &'t str, tokens: &mut Lexer<'t>) ->
 struct Reader<'t> {
     file: FileId,
     text: &'t str,
+    b: &'t [u8],
     tokens: Lexer<'t>,
 }
 
 impl Reader<'_> {
-    /// The punctuation mark `p` next.
-    fn punct(&mut self, p: &str) -> Option<Token> {
-        self.tokens.next().filter(|t| t.is(self.text, p))
+    /// Whether `t` is the punctuation mark `mark` (`:` is one byte, not the `::` the lexer makes of two).
+    #[inline(always)]
+    fn is(&self, t: Token, mark: u8) -> bool {
+        t.kind == Kind::Punct && self.b[t.start] == mark && t.end == t.start + 1
+    }
+
+    /// The punctuation mark `mark` next.
+    #[inline(always)]
+    fn punct(&mut self, mark: u8) -> Option<Token> {
+        self.tokens.token().filter(|&t| self.is(t, mark))
     }
 
     /// A name next (the grammar's `ident`: an ASCII letter or `_`, then ASCII letters, digits and `_`).
-    fn name(&mut self) -> Option<Name> {
-        self.tokens
-            .next()
-            .filter(|t| t.kind == Kind::Ident)
-            .map(|t| self.to_name(t))
+    #[inline(always)]
+    fn name(&mut self) -> Option<Token> {
+        self.tokens.token().filter(|t| t.kind == Kind::Ident)
     }
 
+    /// The name `t` is, for the tree. Names are made only once the statement has been read, so that one declined
+    /// makes none.
     fn to_name(&self, t: Token) -> Name {
-        Name::new(t.text(self.text), Span::new(self.file, t.start, t.end))
+        Name::new(
+            &self.text[t.start..t.end],
+            Span::new(self.file, t.start, t.end),
+        )
     }
 
     /// The rest of a transition whose `(` is `open`.
     fn transition(&mut self, open: Token) -> Option<Transition> {
         let from = self.name()?;
-        self.punct(",")?;
+        self.punct(b',')?;
         let event = self.name()?;
-        self.punct(")")?;
-        self.punct("->")?;
+        self.punct(b')')?;
+        // The lexer makes `->` one token, the only one starting with `-`.
+        self.tokens
+            .token()
+            .filter(|t| t.kind == Kind::Punct && self.b[t.start] == b'-')?;
         let to = self.name()?;
-        let semi = self.punct(";")?;
+        let semi = self.punct(b';')?;
         Some(Transition {
             docs: ThinVec::new(),
-            from,
-            event: Some(event),
-            to,
+            from: self.to_name(from),
+            event: Some(self.to_name(event)),
+            to: self.to_name(to),
             guards: ThinVec::new(),
             actions: ThinVec::new(),
             persist: None,
@@ -86,35 +101,43 @@ impl Reader<'_> {
 
     /// A state declaration whose first token is `first`.
     fn state(&mut self, first: Token) -> Option<State> {
-        let mut modifiers = Vec::new();
-        let mut word = Some(first);
-        // A keyword is a whole word, as the grammar's `!ident_char` after it makes it.
+        // Any of `start`, `default` and `final`, then `state`. A keyword is a whole word, as the grammar's
+        // `!ident_char` after it makes it.
+        let mut word = first;
+        let mut modifiers = 0;
         loop {
-            let t = word.filter(|t| t.kind == Kind::Ident)?;
-            match t.text(self.text) {
-                "state" => break,
-                "start" | "default" | "final" => modifiers.push(self.to_name(t)),
+            if word.kind != Kind::Ident {
+                return None;
+            }
+            match &self.b[word.start..word.end] {
+                b"state" => break,
+                b"start" | b"default" | b"final" => modifiers += 1,
                 _ => return None,
             }
-            word = self.tokens.next();
+            word = self.tokens.token()?;
         }
         let name = self.name()?;
-        let mut end = self.tokens.next()?;
-        let kind = if end.is(self.text, ":") {
+        let mut end = self.tokens.token()?;
+        let kind = if self.is(end, b':') {
             let kind = self.name()?;
-            end = self.tokens.next()?;
+            end = self.tokens.token()?;
             Some(kind)
         } else {
             None
         };
-        if !end.is(self.text, ";") {
+        if !self.is(end, b';') {
             return None;
         }
+        // The modifiers again, now that they are known to be the statement's first tokens.
+        let modifiers = Lexer::new(self.text, first.start)
+            .take(modifiers)
+            .map(|t| self.to_name(t))
+            .collect();
         Some(State {
             docs: Vec::new(),
             modifiers,
-            name,
-            kind,
+            name: self.to_name(name),
+            kind: kind.map(|k| self.to_name(k)),
             properties: Vec::new(),
             span: Span::new(self.file, first.start, end.end),
         })

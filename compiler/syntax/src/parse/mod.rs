@@ -140,19 +140,24 @@ impl Nesting {
     pub const BRACKETS: &[u8] = b"([{<)]}>";
 
     /// Steps over `l`, a lexeme of `b`: how deeply the text nests at its innermost within it.
+    #[inline(always)]
     pub fn step(&mut self, b: &[u8], l: &Lexed) -> usize {
         match l.lexeme {
             Lexeme::Block { depth, .. } => self.depth + depth,
-            Lexeme::Token(Kind::Punct) => {
-                match b[l.end - 1] {
-                    b'(' | b'[' | b'{' | b'<' => self.depth += 1,
-                    b')' | b']' | b'}' | b'>' => self.depth = self.depth.saturating_sub(1),
-                    _ => {}
-                }
-                self.depth
-            }
+            Lexeme::Token(Kind::Punct) => self.punct(b[l.end - 1]),
             Lexeme::Token(_) | Lexeme::Line => self.depth,
         }
+    }
+
+    /// Steps over a punctuation mark ending in `last`, a bracket or not: how deeply the text nests after it.
+    #[inline(always)]
+    pub fn punct(&mut self, last: u8) -> usize {
+        match last {
+            b'(' | b'[' | b'{' | b'<' => self.depth += 1,
+            b')' | b']' | b'}' | b'>' => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        self.depth
     }
 }
 
