@@ -363,21 +363,27 @@ fn words(ws: &[&str]) -> Vec<Tok> {
     ws.iter().map(|w| Tok::Word(w.to_string())).collect()
 }
 
-/// One member of a machine body, as tokens.
-fn member() -> impl Strategy<Value = Vec<Tok>> {
+/// `if g`, `unless g`, `do a, b` or `persist p`, after a transition's target.
+fn transition_option() -> impl Strategy<Value = Vec<Tok>> {
     use Tok::*;
-    let docs = proptest::collection::vec(
-        proptest::sample::select(&["/// doc", "/// doc; } {", "///"][..]).prop_map(Doc),
-        0..2,
-    );
-    let opt = prop_oneof![
+    prop_oneof![
         name().prop_map(|n| vec![Word("if".into()), Word(n)]),
         name().prop_map(|n| vec![Word("unless".into()), Word(n)]),
         (name(), name()).prop_map(|(a, b)| vec![Word("do".into()), Word(a), Punct(","), Word(b)]),
         name().prop_map(|n| vec![Word("persist".into()), Word(n)]),
-    ];
-    let transition = (name(), name(), name(), proptest::collection::vec(opt, 0..3)).prop_map(
-        |(a, e, b, opts)| {
+    ]
+}
+
+/// `(A, E) -> B` with options, and its `;`.
+fn transition() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    (
+        name(),
+        name(),
+        name(),
+        proptest::collection::vec(transition_option(), 0..3),
+    )
+        .prop_map(|(a, e, b, opts)| {
             let mut t = vec![
                 Punct("("),
                 Word(a),
@@ -390,17 +396,26 @@ fn member() -> impl Strategy<Value = Vec<Tok>> {
             t.extend(opts.into_iter().flatten());
             t.push(Punct(";"));
             t
-        },
-    );
-    let direct = (name(), name(), proptest::option::of(name())).prop_map(|(a, b, c)| {
+        })
+}
+
+/// `A -> B, C;`
+fn direct() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    (name(), name(), proptest::option::of(name())).prop_map(|(a, b, c)| {
         let mut t = vec![Word(a), Punct("->"), Word(b)];
         if let Some(c) = c {
             t.extend([Punct(","), Word(c)]);
         }
         t.push(Punct(";"));
         t
-    });
-    let property = prop_oneof![
+    })
+}
+
+/// A property, in each of its forms.
+fn property() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    prop_oneof![
         name().prop_map(|n| vec![Word(n), Punct(";")]),
         (name(), name()).prop_map(|(n, v)| vec![Word(n), Punct("="), Word(v), Punct(";")]),
         name().prop_map(|n| vec![Word(n), Punct("\"t; {}.j2\""), Punct(";")]),
@@ -412,12 +427,17 @@ fn member() -> impl Strategy<Value = Vec<Tok>> {
             Word("b".into()),
             Punct(";")
         ]),
-    ];
-    let state = (
+    ]
+}
+
+/// A state, with modifiers, a kind and a body or not.
+fn state() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    (
         proptest::sample::subsequence(&["start", "default", "final"][..], 0..=2),
         name(),
         proptest::option::of(name()),
-        proptest::option::of(proptest::collection::vec(property.clone(), 0..3)),
+        proptest::option::of(proptest::collection::vec(property(), 0..3)),
     )
         .prop_map(|(mods, n, kind, body)| {
             let mut t = words(&mods);
@@ -434,28 +454,37 @@ fn member() -> impl Strategy<Value = Vec<Tok>> {
                 None => t.push(Punct(";")),
             }
             t
-        });
-    let event =
-        (name(), proptest::bool::ANY, proptest::bool::ANY).prop_map(|(n, fields, timeout)| {
-            let mut t = vec![Word("event".into()), Word(n)];
-            if fields {
-                t.extend([
-                    Punct("("),
-                    Word("x".into()),
-                    Punct(":"),
-                    Punct("["),
-                    Word("u8".into()),
-                    Punct(";"),
-                ]);
-                t.extend([Word("32".into()), Punct("]"), Punct(")")]);
-            }
-            if timeout {
-                t.extend(words(&["timeout", "1.5m"]));
-            }
-            t.extend([Punct(","), Word("OTHER".into()), Punct(";")]);
-            t
-        });
-    let key = (proptest::bool::ANY, name()).prop_map(|(cross, n)| {
+        })
+}
+
+/// An event, with fields and a timeout or not.
+fn event() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    (name(), proptest::bool::ANY, proptest::bool::ANY).prop_map(|(n, fields, timeout)| {
+        let mut t = vec![Word("event".into()), Word(n)];
+        if fields {
+            t.extend([
+                Punct("("),
+                Word("x".into()),
+                Punct(":"),
+                Punct("["),
+                Word("u8".into()),
+                Punct(";"),
+            ]);
+            t.extend([Word("32".into()), Punct("]"), Punct(")")]);
+        }
+        if timeout {
+            t.extend(words(&["timeout", "1.5m"]));
+        }
+        t.extend([Punct(","), Word("OTHER".into()), Punct(";")]);
+        t
+    })
+}
+
+/// A key of a nested type.
+fn key() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    (proptest::bool::ANY, name()).prop_map(|(cross, n)| {
         let mut t = if cross {
             words(&["cross_period"])
         } else {
@@ -484,9 +513,17 @@ fn member() -> impl Strategy<Value = Vec<Tok>> {
             Punct(";"),
         ]);
         t
-    });
-    let body =
-        prop_oneof![4 => transition, 2 => state, 1 => direct, 1 => property, 1 => event, 1 => key];
+    })
+}
+
+/// One member of a machine body, as tokens.
+fn member() -> impl Strategy<Value = Vec<Tok>> {
+    use Tok::*;
+    let docs = proptest::collection::vec(
+        proptest::sample::select(&["/// doc", "/// doc; } {", "///"][..]).prop_map(Doc),
+        0..2,
+    );
+    let body = prop_oneof![4 => transition(), 2 => state(), 1 => direct(), 1 => property(), 1 => event(), 1 => key()];
     (docs, body).prop_map(|(mut d, b)| {
         d.extend(b);
         d
