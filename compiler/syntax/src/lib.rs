@@ -10,4 +10,5 @@ pub mod lex;
 mod parse;
 pub mod trivia;
 
-pub use parse::{MAX_NESTING, parse, unquote};
+pub use lex::unquote;
+pub use parse::{MAX_NESTING, parse};

@@ -6,6 +6,7 @@
 
 use crate::ast::*;
 use crate::grammar::Rule;
+use crate::lex::unquote;
 use fsmc_base::source::{FileId, Name, Span};
 use pest::iterators::Pair;
 
@@ -476,29 +477,6 @@ pub(crate) fn empty_app(span: Span) -> App {
         properties: Vec::new(),
         span,
     }
-}
-
-/// Removes the quotes and resolves `\"`, `\\`, `\n` and `\t` escapes.
-pub fn unquote(s: &str) -> String {
-    let inner = s
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s);
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some(other) => out.push(other),
-                None => {}
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -14,8 +14,7 @@ pub(crate) mod recover;
 use crate::ast::*;
 use crate::fast::{self, Fast};
 use crate::grammar::{FsmParser, Rule};
-use crate::lex::{self, Kind, Lexed, Lexeme, Skim, Starts};
-pub use build::unquote;
+use crate::lex::{self, Bracket, Kind, Lexed, Lexeme, Skim, Starts};
 use build::{Builder, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
@@ -152,10 +151,10 @@ impl Nesting {
     /// Steps over a punctuation mark ending in `last`, a bracket or not: how deeply the text nests after it.
     #[inline(always)]
     pub fn punct(&mut self, last: u8) -> usize {
-        match last {
-            b'(' | b'[' | b'{' | b'<' => self.depth += 1,
-            b')' | b']' | b'}' | b'>' => self.depth = self.depth.saturating_sub(1),
-            _ => {}
+        match Bracket::of(last) {
+            Some((_, true)) => self.depth += 1,
+            Some((_, false)) => self.depth = self.depth.saturating_sub(1),
+            None => {}
         }
         self.depth
     }

@@ -165,8 +165,3 @@ fn a_long_body_with_errors_far_apart_keeps_everything_else() {
     // A missing `;` is repaired, so both statements around it stay.
     assert_eq!(tree.unwrap().machines[0].transitions.len(), n);
 }
-
-#[test]
-fn unquote_resolves_escapes() {
-    assert_eq!(unquote(r#""a\"b\\c\n""#), "a\"b\\c\n");
-}

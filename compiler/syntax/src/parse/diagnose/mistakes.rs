@@ -3,7 +3,7 @@
 
 use super::{Ctx, Cx, Fix, Form, describe_found, either, keyword_like, try_parse};
 use crate::grammar::Rule;
-use crate::lex::{self, Kind, Token};
+use crate::lex::{self, Bracket, Kind, Token};
 use fsmc_base::diag::Diagnostic;
 use fsmc_vocab::{DURATION_UNITS, KEYWORDS};
 
@@ -198,26 +198,22 @@ impl Cx<'_> {
 
     /// An unclosed or mismatched `(`, `[`, `<` or `{` inside the statement.
     pub(super) fn delimiter(&self) -> Option<(Diagnostic, Fix)> {
-        let mut open: Vec<Token> = Vec::new();
+        let mut open: Vec<(Token, Bracket)> = Vec::new();
         for t in self.toks[..self.k.min(self.toks.len())].iter() {
-            match t.text(self.text) {
-                _ if t.kind != Kind::Punct => {}
-                "(" | "[" | "<" | "{" => open.push(*t),
-                c @ (")" | "]" | ">" | "}")
-                    if open.last().is_some_and(|o| closer(o.text(self.text)) == c) =>
-                {
+            match t.bracket(self.text) {
+                Some((b, true)) => open.push((*t, b)),
+                Some((b, false)) if open.last().is_some_and(|&(_, o)| o == b) => {
                     open.pop();
                 }
                 _ => {}
             }
         }
-        let opener = *open.last()?;
-        let o = opener.text(self.text);
-        let want = closer(o);
+        let (opener, bracket) = *open.last()?;
+        let (o, want) = (bracket.open(), bracket.close());
         let found = self.found_text();
         let found_is_closer = self
             .found
-            .is_some_and(|t| t.kind == Kind::Punct && matches!(found, ")" | "]" | ">" | "}"));
+            .is_some_and(|t| matches!(t.bracket(self.text), Some((_, false))));
         let inside = self.found.is_some_and(|t| t.start < self.f.end);
         if found_is_closer && found != want && inside {
             let t = self.found?;
@@ -234,7 +230,7 @@ impl Cx<'_> {
                 .help(format!("close `{o}` with `{want}`"));
             return Some((d, fix));
         }
-        if !self.has(closer_rule(want)?) {
+        if !self.has(closer_rule(bracket)) {
             return None;
         }
         let prev = self.prev()?;
@@ -385,23 +381,14 @@ impl Cx<'_> {
     }
 }
 
-fn closer(open: &str) -> &'static str {
-    match open {
-        "(" => ")",
-        "[" => "]",
-        "<" => ">",
-        _ => "}",
+/// The rule of the grammar that matches the closing `bracket`.
+fn closer_rule(bracket: Bracket) -> Rule {
+    match bracket {
+        Bracket::Paren => Rule::rparen,
+        Bracket::Square => Rule::rbracket,
+        Bracket::Angle => Rule::rangle,
+        Bracket::Brace => Rule::rbrace,
     }
-}
-
-fn closer_rule(close: &str) -> Option<Rule> {
-    Some(match close {
-        ")" => Rule::rparen,
-        "]" => Rule::rbracket,
-        ">" => Rule::rangle,
-        "}" => Rule::rbrace,
-        _ => return None,
-    })
 }
 
 /// The unit a spelling of one means: `sec` → `s`.

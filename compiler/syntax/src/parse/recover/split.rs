@@ -2,7 +2,7 @@
 //! and a statement end, matching delimiters as it goes.
 
 use super::Range;
-use crate::lex::{self, Kind, Lexer, Token};
+use crate::lex::{self, Bracket, Kind, Lexer, Token};
 
 /// The tokens of the file with one token of lookahead; cloning it looks further.
 #[derive(Clone)]
@@ -151,8 +151,10 @@ pub(super) fn statement(cur: &mut Cursor<'_>) -> Range {
     let Some(first) = cur.cur else { return (0, 0) };
     let start = first.start;
     let mut end = first.end;
-    // Open `{`, `(` and `[` inside the statement (the file's nesting was bounded before recovery started).
-    let mut open: Vec<u8> = Vec::new();
+    // Open `{`, `(` and `[` inside the statement (the file's nesting was bounded before recovery started). A `<`
+    // need not be: only an open `{` keeps a `;` from ending the statement, and only an open `[` makes it the `;`
+    // of an array type.
+    let mut open: Vec<Bracket> = Vec::new();
     // Whether the current run of doc comments and attributes was looked through already (by the body, for the
     // first token): looking again from each line of the run would be quadratic, and would find the same answer.
     let prefix = |t: &Token| t.kind == Kind::Doc || t.is(text, "#");
@@ -169,44 +171,38 @@ pub(super) fn statement(cur: &mut Cursor<'_>) -> Range {
         if t.kind == Kind::OpenComment {
             break;
         }
-        if t.kind == Kind::Punct {
-            match t.text(text) {
-                "{" => open.push(b'{'),
-                "(" => open.push(b'('),
-                "[" => open.push(b'['),
-                ")" | "]" => {
-                    let want = if t.text(text) == ")" { b'(' } else { b'[' };
-                    if open.last() == Some(&want) {
-                        open.pop();
-                    }
+        match t.bracket(text) {
+            Some((Bracket::Angle, _)) => {}
+            Some((b, true)) => open.push(b),
+            Some((Bracket::Brace, false)) => {
+                let Some(brace) = open.iter().rposition(|&b| b == Bracket::Brace) else {
+                    // The body's own `}`: the statement ends before it, without its `;`.
+                    break;
+                };
+                open.truncate(brace);
+                end = t.end;
+                cur.bump();
+                if !open.contains(&Bracket::Brace) {
+                    // A state's body closed: that ends the statement.
+                    break;
                 }
-                "}" => {
-                    let Some(brace) = open.iter().rposition(|&c| c == b'{') else {
-                        // The body's own `}`: the statement ends before it, without its `;`.
-                        break;
-                    };
-                    open.truncate(brace);
+                continue;
+            }
+            Some((b, false)) if open.last() == Some(&b) => {
+                open.pop();
+            }
+            None if t.is(text, ";") && !open.contains(&Bracket::Brace) => {
+                // `[u8; 32]`: the `;` of an array type.
+                let array = open.last() == Some(&Bracket::Square)
+                    && cur.ahead(1).is_some_and(|n| n.kind == Kind::Number)
+                    && cur.ahead(2).is_some_and(|n| n.is(text, "]"));
+                if !array {
                     end = t.end;
                     cur.bump();
-                    if !open.contains(&b'{') {
-                        // A state's body closed: that ends the statement.
-                        break;
-                    }
-                    continue;
+                    break;
                 }
-                ";" if !open.contains(&b'{') => {
-                    // `[u8; 32]`: the `;` of an array type.
-                    let array = open.last() == Some(&b'[')
-                        && cur.ahead(1).is_some_and(|n| n.kind == Kind::Number)
-                        && cur.ahead(2).is_some_and(|n| n.is(text, "]"));
-                    if !array {
-                        end = t.end;
-                        cur.bump();
-                        break;
-                    }
-                }
-                _ => {}
             }
+            _ => {}
         }
         end = t.end;
         cur.bump();
