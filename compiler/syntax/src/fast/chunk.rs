@@ -66,8 +66,8 @@ fn pieces(file: FileId, text: &str, plan: &Plan, threads: usize) -> Result<File,
             .collect();
         let (m, _, _) = p.open.as_mut().ok_or(None)?;
         if let Err(i) = runs(file, text, &bounds, m, threads) {
-            // The run as `member*` rather than `fast_member*`: what pest reports then is what it would report
-            // for the whole file.
+            // The run parsed again whole, as `member*` (`only_members`): what pest reports then is what it would
+            // report for the whole file.
             let (start, end) = (bounds[i], bounds[i + 1]);
             let e = text
                 .get(start..end)

@@ -152,8 +152,8 @@ impl Builder {
             Rule::ident => m.profile = Some(self.name(&p)),
             Rule::event_decl => self.events(p, &mut m.events),
             Rule::key_decl => m.keys.push(self.key(p)),
-            // `fast_state` and `fast_transition` (the fast path's, see `chunk.rs`) are the same statements with
-            // fewer pairs, none of which these read.
+            // `fast_state` and `fast_transition` (the fast path's, see `grammar/fsm.pest`) are the same statements
+            // with fewer pairs, none of which these read.
             Rule::state_decl | Rule::fast_state => m.states.push(self.state(p)),
             Rule::transition | Rule::fast_transition => m.transitions.push(self.transition(p)),
             Rule::direct_transition => self.direct(p, &mut m.transitions),
