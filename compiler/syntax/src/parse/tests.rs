@@ -141,6 +141,20 @@ fn deep_nesting_is_an_error_not_a_crash() {
 }
 
 #[test]
+fn nesting_is_bounded_at_the_bracket_or_the_comment_that_goes_past_it() {
+    assert_eq!(too_deep("(((", 2), Some(2));
+    assert_eq!(too_deep("((", 2), None);
+    // In a comment, at the `*` of the `/*` one level too deep; brackets and strings in comments count for nothing.
+    assert_eq!(too_deep("( /* /* */ */", 2), Some(6));
+    assert_eq!(too_deep("( /* ((( \" */ (", 2), None);
+    // Nor do brackets in strings and line comments.
+    assert_eq!(too_deep("( \"((\" // ((\n(", 2), None);
+    // A closing bracket lowers the count if it can, the `>` of `->` too.
+    assert_eq!(too_deep("( -> ( (", 2), None);
+    assert_eq!(too_deep("( - ( (", 2), Some(6));
+}
+
+#[test]
 fn a_long_body_with_errors_far_apart_keeps_everything_else() {
     // Longer than one run of the fast path and than the recovery's longest run: the errors are found where they
     // are, and every other statement is in the tree.
