@@ -1,5 +1,5 @@
 //! The lexer of the `.fsm` language: what a name, a number, a string, a comment (line, doc, nested block) and a
-//! punctuation mark are, written once ([`lexeme`]) and read by every scan of the text that is not pest's.
+//! punctuation mark are, written once (`lexeme`) and read by every scan of the text that is not pest's.
 //!
 //! It lexes as the grammar (`grammar/fsm.pest`) does: a string takes any character after a `\` (a line end
 //! included) and ends at its line's end if it is not closed; `///` then anything but a fourth `/` is a doc
@@ -11,7 +11,7 @@
 //!
 //! - [`Lexer`] yields every token, skipping whitespace and ordinary comments: the error recovery, the diagnostics,
 //!   the fast path's reader of the commonest statements, the formatter and the language server read it.
-//! - [`Skim`] yields only the lexemes that start at bytes a scan asks for (brackets, say), comments and strings
+//! - `Skim` yields only the lexemes that start at bytes a scan asks for (brackets, say), comments and strings
 //!   always among them, and steps over every other byte in a tight loop: collecting comments, bounding nesting
 //!   and cutting a large file into pieces read it, at about the speed of a byte search.
 //!

@@ -1,6 +1,6 @@
 //! Trivia: the comments of a file, which the grammar skips and the tree does not hold.
 //!
-//! They are collected by a skim of the lexer ([`Skim`]) after parsing (or, in a large file, by the skim that cuts
+//! They are collected by a skim of the lexer (`lex::Skim`) after parsing (or, in a large file, by the skim that cuts
 //! it into pieces, `fast/plan.rs`) rather than by the grammar: pest would otherwise build a pair for every
 //! comment and try the comment rules at every token, and on a large spec that is most of the parse's time. The
 //! skim reads only what can hide a comment marker (strings, and comments themselves), so it runs at the speed of

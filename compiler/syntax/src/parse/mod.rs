@@ -4,7 +4,7 @@
 //! A file that parses is parsed once. One that does not is parsed again piece by piece ([`recover`]), so that
 //! every syntax error in it is reported and the rest of it still makes a tree; the recovery starts from where
 //! parsing the whole file stops. A file holding a long machine body goes to the fast path first
-//! ([`fast`](crate::fast)), which parses it in pieces and, when a piece does not parse, tells where parsing the
+//! ([`crate::fast`]), which parses it in pieces and, when a piece does not parse, tells where parsing the
 //! whole file stops without that parse.
 
 pub(crate) mod build;
