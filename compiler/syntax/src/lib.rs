@@ -4,7 +4,11 @@
 //! `include_fsm!` compiles the parser and the checks side by side (see ARCHITECTURE.md).
 
 pub mod ast;
-pub mod parser;
+mod fast;
+mod grammar;
+pub mod lex;
+mod parse;
 pub mod trivia;
 
-pub use parser::parse;
+pub use lex::unquote;
+pub use parse::{MAX_NESTING, parse};

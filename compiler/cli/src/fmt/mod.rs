@@ -32,7 +32,7 @@ mod tests;
 use fsmc_base::diag::Diagnostic;
 use fsmc_base::source::FileId;
 use fsmc_syntax::ast::CommentKind;
-use fsmc_syntax::parser::lex::{Kind, Lexer};
+use fsmc_syntax::lex::{Kind, Lexer};
 
 /// Lines are kept within this many characters where a statement can be broken.
 pub const WIDTH: usize = 100;

@@ -15,7 +15,7 @@ use fsmc_vocab::genie::{Persistence, StateType};
 use fsmc_vocab::{ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS};
 
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
-use fsmc_syntax::parser::lex::{Kind, Lexer, Token};
+use fsmc_syntax::lex::{Kind, Lexer, Token};
 use lsp_types as lt;
 use lt::CompletionItemKind as K;
 use std::collections::BTreeSet;

@@ -12,7 +12,7 @@ use fsmc_base::source::{FileId, Span};
 use fsmc_driver::resolve::Syntax;
 use fsmc_driver::yaml::OaSpec;
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
-use fsmc_syntax::parser::lex::{Kind, Lexer};
+use fsmc_syntax::lex::{Kind, Lexer};
 use lsp_types as lt;
 use std::collections::BTreeMap;
 

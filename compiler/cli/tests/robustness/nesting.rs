@@ -91,7 +91,7 @@ fn deep_fsm_nesting_is_an_error_not_a_stack_overflow() {
 /// The deepest nesting the parser accepts still parses on the default test-thread stack.
 #[test]
 fn nesting_at_the_limit_parses() {
-    let depth = fsmc_syntax::parser::MAX_NESTING - 2; // the machine's `{` and the key's type take the rest
+    let depth = fsmc_syntax::MAX_NESTING - 2; // the machine's `{` and the key's type take the rest
     let text = format!(
         "machine M {{ key k: {}u8{}; start default state A; final state B; event E; (A, E) -> B; }}",
         "(".repeat(depth),
@@ -181,7 +181,7 @@ fn comments_cannot_hide_nesting_from_the_depth_limit() {
 /// less than a proc macro's, even unoptimized.
 #[test]
 fn nesting_at_the_limit_parses_on_a_small_stack() {
-    let depth = fsmc_syntax::parser::MAX_NESTING - 2;
+    let depth = fsmc_syntax::MAX_NESTING - 2;
     let text = format!(
         "machine M {{ key k: {}u8{}; event E(a: Vec<; }}",
         "(".repeat(depth),

@@ -1,37 +1,25 @@
-//! Text → syntax tree. pest does the parsing; this module turns pairs into [`ast`](crate::ast) nodes with spans
-//! and pest's errors into diagnostics.
+//! Text → syntax tree: the obvious path. pest parses the whole file; this module turns pairs into
+//! [`ast`](crate::ast) nodes with spans ([`build`]) and pest's errors into diagnostics.
 //!
-//! A file that parses is parsed once: whole, or in pieces when it holds a long machine body ([`chunk`], which
-//! bounds pest's memory and shares the body among threads). A file that does not is parsed again piece by piece
-//! ([`recover`]), so that every syntax error in it is reported and the rest of it still makes a tree; the
-//! recovery starts from where parsing the whole file stops, which the pieces of a large file tell without the
-//! whole parse.
+//! A file that parses is parsed once. One that does not is parsed again piece by piece ([`recover`]), so that
+//! every syntax error in it is reported and the rest of it still makes a tree; the recovery starts from where
+//! parsing the whole file stops. A file holding a long machine body goes to the fast path first
+//! ([`crate::fast`]), which parses it in pieces and, when a piece does not parse, tells where parsing the
+//! whole file stops without that parse.
 
-mod build;
-mod chunk;
+pub(crate) mod build;
 mod diagnose;
-pub mod lex;
-mod recover;
-mod simple;
+pub(crate) mod recover;
 
 use crate::ast::*;
-pub use build::unquote;
+use crate::fast::{self, Fast};
+use crate::grammar::{FsmParser, Rule};
+use crate::lex::{self, Bracket, Kind, Lexed, Lexeme, Skim, Starts};
 use build::{Builder, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
 use pest::Parser as _;
-
-/// The parser pest generates from `fsm.pest`. Its code is checked in (`generated.rs`) rather than derived at build
-/// time, so a crate using `include_fsm!` does not build pest's generator and grammar parser first; the test
-/// `generated_parser_is_fresh` rewrites the file when the grammar changes.
-struct FsmParser;
-
-#[allow(dead_code, clippy::all, clippy::pedantic)]
-mod generated {
-    use super::FsmParser;
-    include!("generated.rs");
-}
-pub(crate) use generated::Rule;
+use pest::error::{ErrorVariant, InputLocation};
 
 /// How deeply brackets and block comments may nest. Real specs nest a handful of levels; the limit keeps the
 /// recursive-descent parser far from the stack's end on hostile input.
@@ -43,22 +31,27 @@ pub const MAX_NESTING: usize = 64;
 /// edit, such as a missing `;`, made parse). The tree is `None` only when the file could not be split into pieces
 /// at all: nesting deeper than [`MAX_NESTING`], or a parser out of stack.
 pub fn parse(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
-    parse_in_runs(file, text, chunk::RUN, fsmc_base::par::threads)
+    parse_in_runs(file, text, fast::RUN, fsmc_base::par::threads)
 }
 
 /// [`parse`], with a long body cut into runs of `run` bytes parsed on up to `threads()` threads (the tests cut
 /// small files too).
-fn parse_in_runs(
+pub(crate) fn parse_in_runs(
     file: FileId,
     text: &str,
     run: usize,
     threads: impl FnOnce() -> usize,
 ) -> (Option<File>, Vec<Diagnostic>) {
-    let plan = chunk::plan(text, run);
-    // The plan's scan counts nesting as `too_deep` does: a file it found shallow need not be scanned again.
-    if plan.as_ref().is_none_or(|p| p.deepest > MAX_NESTING)
-        && let Some(at) = too_deep(text, MAX_NESTING)
-    {
+    match fast::parse(file, text, run, threads) {
+        Fast::Parsed(tree) => (Some(tree), Vec::new()),
+        Fast::FailsAt(at) => recovered(file, text, at, None),
+        Fast::Declined => obvious(file, text),
+    }
+}
+
+/// The whole file parsed by pest; recovered piece by piece when that fails.
+pub(crate) fn obvious(file: FileId, text: &str) -> (Option<File>, Vec<Diagnostic>) {
+    if let Some(at) = too_deep(text, MAX_NESTING) {
         let d = Diagnostic::new(
             Code::Syntax,
             format!("nesting deeper than {MAX_NESTING} levels"),
@@ -67,36 +60,40 @@ fn parse_in_runs(
         .help("flatten the nested brackets or comments");
         return (None, vec![d]);
     }
-    // Where parsing the whole file stops, when the pieces tell without parsing it whole (which on a large file
-    // would hold pest's tokens for all of it up to there), and the error of that whole parse when it was made.
-    let (failed_at, error) = match plan.map(|p| chunk::parse(file, text, &p, threads())) {
-        Some(Ok(tree)) => return (Some(tree), Vec::new()),
-        Some(Err(Some(at))) => (at, None),
-        Some(Err(None)) | None => match whole(file, text) {
-            Ok(mut tree) => {
-                tree.comments = crate::trivia::comments(file, text);
-                return (Some(tree), Vec::new());
-            }
-            // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out
-            // of room: parsing the pieces again would run out of room the same way.
-            Err(e) if matches!(e.variant, pest::error::ErrorVariant::CustomError { .. }) => {
-                return (None, vec![syntax_error(file, text, e)]);
-            }
-            Err(e) => {
-                let at = match e.location {
-                    pest::error::InputLocation::Pos(p) => p,
-                    pest::error::InputLocation::Span((s, _)) => s,
-                };
-                (at, Some(e))
-            }
-        },
-    };
+    match whole(file, text) {
+        Ok(mut tree) => {
+            tree.comments = crate::trivia::comments(file, text);
+            (Some(tree), Vec::new())
+        }
+        // pest gives up with a custom error ("stack limit reached", "call limit reached") when it runs out of
+        // room: parsing the pieces again would run out of room the same way.
+        Err(e) if matches!(e.variant, ErrorVariant::CustomError { .. }) => {
+            (None, vec![syntax_error(file, text, e)])
+        }
+        Err(e) => {
+            let at = match e.location {
+                InputLocation::Pos(p) => p,
+                InputLocation::Span((s, _)) => s,
+            };
+            recovered(file, text, at, Some(e))
+        }
+    }
+}
+
+/// The file recovered piece by piece from `failed_at`, where parsing it whole stops, with that parse's `error`
+/// when it was made.
+fn recovered(
+    file: FileId,
+    text: &str,
+    failed_at: usize,
+    error: Option<pest::error::Error<Rule>>,
+) -> (Option<File>, Vec<Diagnostic>) {
     let (mut tree, mut diags) = recover::parse(file, text, failed_at);
     tree.comments = crate::trivia::comments(file, text);
     if diags.is_empty() {
         // The pieces all parsed although the whole did not: never lose the error.
         match error.map_or_else(|| whole(file, text), Err) {
-            Err(e) if matches!(e.variant, pest::error::ErrorVariant::CustomError { .. }) => {
+            Err(e) if matches!(e.variant, ErrorVariant::CustomError { .. }) => {
                 return (None, vec![syntax_error(file, text, e)]);
             }
             Err(e) => diags.push(syntax_error(file, text, e)),
@@ -111,7 +108,7 @@ fn parse_in_runs(
 }
 
 /// Parses the whole file at once: its tree without comments, or pest's error.
-fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
+pub(crate) fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
     let mut out = File::default();
     let Some(root) = FsmParser::parse(Rule::file, text)?.next() else {
         return Ok(out);
@@ -129,59 +126,63 @@ fn whole(file: FileId, text: &str) -> Result<File, pest::error::Error<Rule>> {
     Ok(out)
 }
 
-/// Finds the first byte where nesting exceeds `limit` ([`MAX_NESTING`]), skipping strings and line comments.
-///
-/// The scan mirrors the grammar's lexing: inside a block comment only `/*` and `*/` mean anything (a `"` or `//`
-/// there is comment text), so neither can hide the brackets after the comment from the count.
-fn too_deep(text: &str, limit: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let (mut depth, mut comments, mut i) = (0usize, 0usize, 0usize);
-    // Other bytes change nothing here; stepping over them in a tight loop makes the scan several times faster.
-    const SPECIAL: [bool; 256] = chunk::byte_set(b"/*\"([{<)]}>");
-    loop {
-        i = chunk::next_special(bytes, i, &SPECIAL);
-        if i >= bytes.len() {
-            break;
+/// How deeply brackets and block comments nest as a skim of the text goes, counted as [`MAX_NESTING`] bounds
+/// it: every opening bracket (`<` too) and every level of a block comment in one count, which a closing bracket
+/// lowers if it can (the `>` of `->` too).
+#[derive(Debug, Default)]
+pub(crate) struct Nesting {
+    depth: usize,
+}
+
+impl Nesting {
+    /// The bytes a skim must read for the count.
+    pub const BRACKETS: &[u8] = b"([{<)]}>";
+
+    /// Steps over `l`, a lexeme of `b`: how deeply the text nests at its innermost within it.
+    #[inline(always)]
+    pub fn step(&mut self, b: &[u8], l: &Lexed) -> usize {
+        match l.lexeme {
+            Lexeme::Block { depth, .. } => self.depth + depth,
+            Lexeme::Token(Kind::Punct) => self.punct(b[l.end - 1]),
+            Lexeme::Token(_) | Lexeme::Line => self.depth,
         }
-        let next = bytes.get(i + 1).copied();
-        match (bytes[i], next) {
-            (b'/', Some(b'*')) => {
-                comments += 1;
-                depth += 1;
-                i += 1;
-            }
-            (b'*', Some(b'/')) if comments > 0 => {
-                comments -= 1;
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            _ if comments > 0 => {}
-            (b'"', _) => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            (b'/', Some(b'/')) => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            (b'(' | b'[' | b'{' | b'<', _) => depth += 1,
-            (b')' | b']' | b'}' | b'>', _) => depth = depth.saturating_sub(1),
-            _ => {}
+    }
+
+    /// Steps over a punctuation mark ending in `last`, a bracket or not: how deeply the text nests after it.
+    #[inline(always)]
+    pub fn punct(&mut self, last: u8) -> usize {
+        match Bracket::of(last) {
+            Some((_, true)) => self.depth += 1,
+            Some((_, false)) => self.depth = self.depth.saturating_sub(1),
+            None => {}
         }
-        if depth > limit {
-            return Some(i);
+        self.depth
+    }
+}
+
+/// Finds the first byte where nesting exceeds `limit` ([`MAX_NESTING`]), as [`Nesting`] counts it: a bracket,
+/// or the `*` of a `/*` in a block comment.
+pub(crate) fn too_deep(text: &str, limit: usize) -> Option<usize> {
+    const BRACKETS: Starts = Starts::of(Nesting::BRACKETS);
+    let b = text.as_bytes();
+    let mut nesting = Nesting::default();
+    let mut skim = Skim::new(text);
+    while let Some(l) = skim.next(&BRACKETS) {
+        if nesting.step(b, &l) > limit {
+            return Some(match l.lexeme {
+                // A comment nests past the limit within itself: where it does.
+                Lexeme::Block { .. } => lex::block_comment(b, l.start, limit - nesting.depth)
+                    .past_limit
+                    .unwrap_or(l.start),
+                _ => l.start,
+            });
         }
-        i += 1;
     }
     None
 }
 
 /// pest's own error in words: a safety net should the recovery find nothing wrong in a file pest rejects.
-fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
-    use pest::error::{ErrorVariant, InputLocation};
+pub(crate) fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
     let (start, end) = match e.location {
         InputLocation::Pos(p) => (p, next_char_end(text, p)),
         InputLocation::Span((s, e)) => (s, e),

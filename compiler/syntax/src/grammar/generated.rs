@@ -1,4 +1,4 @@
-// @generated from `fsm.pest` by the test `generated_parser_is_fresh` (compiler/syntax/src/parser/tests.rs).
+// @generated from `fsm.pest` by the test `generated_parser_is_fresh` (compiler/syntax/src/grammar/tests.rs).
 // Do not edit: change the grammar and run `cargo test -p fsmc-syntax generated_parser`.
 
 #[allow(dead_code, non_camel_case_types, clippy::upper_case_acronyms)]
@@ -89,21 +89,18 @@ pub enum Rule {
     r#qualified,
     r#only_inner_attr,
     r#only_import,
-    r#only_machine,
     r#only_machine_open,
     r#only_members,
     r#only_state_open,
     r#only_properties,
-    r#only_app,
     r#only_app_open,
     r#only_app_members,
     r#upto_body,
     r#between_bodies,
     r#after_body,
-    r#fast_member,
+    r#one_member,
     r#fast_transition,
     r#fast_state,
-    r#one_member,
 }
 impl Rule {
     pub fn all_rules() -> &'static [Rule] {
@@ -191,21 +188,18 @@ impl Rule {
             Rule::r#qualified,
             Rule::r#only_inner_attr,
             Rule::r#only_import,
-            Rule::r#only_machine,
             Rule::r#only_machine_open,
             Rule::r#only_members,
             Rule::r#only_state_open,
             Rule::r#only_properties,
-            Rule::r#only_app,
             Rule::r#only_app_open,
             Rule::r#only_app_members,
             Rule::r#upto_body,
             Rule::r#between_bodies,
             Rule::r#after_body,
-            Rule::r#fast_member,
+            Rule::r#one_member,
             Rule::r#fast_transition,
             Rule::r#fast_state,
-            Rule::r#one_member,
         ]
     }
 }
@@ -2751,28 +2745,6 @@ impl ::pest::Parser<Rule> for FsmParser {
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
-                pub fn r#only_machine(
-                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                ) -> ::pest::ParseResult<
-                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                > {
-                    state
-                        .rule(
-                            Rule::r#only_machine,
-                            |state| {
-                                state
-                                    .sequence(|state| {
-                                        self::r#SOI(state)
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| { self::r#machine(state) })
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| { self::r#EOI(state) })
-                                    })
-                            },
-                        )
-                }
-                #[inline]
-                #[allow(non_snake_case, unused_variables)]
                 pub fn r#only_machine_open(
                     state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 ) -> ::pest::ParseResult<
@@ -2893,28 +2865,6 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                             })
                                                     })
                                             })
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| { self::r#EOI(state) })
-                                    })
-                            },
-                        )
-                }
-                #[inline]
-                #[allow(non_snake_case, unused_variables)]
-                pub fn r#only_app(
-                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                ) -> ::pest::ParseResult<
-                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                > {
-                    state
-                        .rule(
-                            Rule::r#only_app,
-                            |state| {
-                                state
-                                    .sequence(|state| {
-                                        self::r#SOI(state)
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| { self::r#app(state) })
                                             .and_then(|state| { super::hidden::skip(state) })
                                             .and_then(|state| { self::r#EOI(state) })
                                     })
@@ -3139,15 +3089,27 @@ impl ::pest::Parser<Rule> for FsmParser {
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
-                pub fn r#fast_member(
+                pub fn r#one_member(
                     state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 ) -> ::pest::ParseResult<
                     ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 > {
-                    let state = state.check_stack_limit()?;
-                    self::r#fast_transition(state)
-                        .or_else(|state| { self::r#fast_state(state) })
-                        .or_else(|state| { self::r#member(state) })
+                    state
+                        .rule(
+                            Rule::r#one_member,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#SOI(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                self::r#fast_transition(state)
+                                                    .or_else(|state| { self::r#fast_state(state) })
+                                                    .or_else(|state| { self::r#member(state) })
+                                            })
+                                    })
+                            },
+                        )
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
@@ -3268,29 +3230,6 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                 state
                                                     .match_string(";")
                                                     .or_else(|state| { self::r#state_body(state) })
-                                            })
-                                    })
-                            },
-                        )
-                }
-                #[inline]
-                #[allow(non_snake_case, unused_variables)]
-                pub fn r#one_member(
-                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                ) -> ::pest::ParseResult<
-                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
-                > {
-                    state
-                        .rule(
-                            Rule::r#one_member,
-                            |state| {
-                                state
-                                    .sequence(|state| {
-                                        self::r#SOI(state)
-                                            .and_then(|state| { super::hidden::skip(state) })
-                                            .and_then(|state| {
-                                                self::r#EOI(state)
-                                                    .or_else(|state| { self::r#fast_member(state) })
                                             })
                                     })
                             },
@@ -3445,21 +3384,18 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#qualified => rules::r#qualified(state),
                     Rule::r#only_inner_attr => rules::r#only_inner_attr(state),
                     Rule::r#only_import => rules::r#only_import(state),
-                    Rule::r#only_machine => rules::r#only_machine(state),
                     Rule::r#only_machine_open => rules::r#only_machine_open(state),
                     Rule::r#only_members => rules::r#only_members(state),
                     Rule::r#only_state_open => rules::r#only_state_open(state),
                     Rule::r#only_properties => rules::r#only_properties(state),
-                    Rule::r#only_app => rules::r#only_app(state),
                     Rule::r#only_app_open => rules::r#only_app_open(state),
                     Rule::r#only_app_members => rules::r#only_app_members(state),
                     Rule::r#upto_body => rules::r#upto_body(state),
                     Rule::r#between_bodies => rules::r#between_bodies(state),
                     Rule::r#after_body => rules::r#after_body(state),
-                    Rule::r#fast_member => rules::r#fast_member(state),
+                    Rule::r#one_member => rules::r#one_member(state),
                     Rule::r#fast_transition => rules::r#fast_transition(state),
                     Rule::r#fast_state => rules::r#fast_state(state),
-                    Rule::r#one_member => rules::r#one_member(state),
                     Rule::EOI => rules::EOI(state),
                 }
             },

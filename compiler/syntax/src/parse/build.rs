@@ -4,15 +4,16 @@
 //! one statement, or one statement repaired by a single edit), so a [`Builder`] knows where the text it was given
 //! sits in the file ([`Origin`]) and builds a node from pieces as well as from a whole pair.
 
-use super::Rule;
 use crate::ast::*;
+use crate::grammar::Rule;
+use crate::lex::unquote;
 use fsmc_base::source::{FileId, Name, Span};
 use pest::iterators::Pair;
 
 /// One edit made to a slice of the file before parsing it: `old_len` bytes at `at` replaced by `new_len` bytes
 /// (a keyword respelt, a missing `;` inserted). Positions are in the edited text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Edit {
+pub(crate) struct Edit {
     pub at: usize,
     pub old_len: usize,
     pub new_len: usize,
@@ -20,7 +21,7 @@ pub(super) struct Edit {
 
 /// Where the text pest parsed came from: the file's bytes from `base`, with at most one [`Edit`].
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Origin {
+pub(crate) struct Origin {
     pub base: usize,
     pub edit: Option<Edit>,
 }
@@ -42,7 +43,7 @@ impl Origin {
     }
 }
 
-pub(super) struct Builder {
+pub(crate) struct Builder {
     pub file: FileId,
     pub origin: Origin,
 }
@@ -151,8 +152,8 @@ impl Builder {
             Rule::ident => m.profile = Some(self.name(&p)),
             Rule::event_decl => self.events(p, &mut m.events),
             Rule::key_decl => m.keys.push(self.key(p)),
-            // `fast_state` and `fast_transition` (the fast path's, see `chunk.rs`) are the same statements with
-            // fewer pairs, none of which these read.
+            // `fast_state` and `fast_transition` (the fast path's, see `grammar/fsm.pest`) are the same statements
+            // with fewer pairs, none of which these read.
             Rule::state_decl | Rule::fast_state => m.states.push(self.state(p)),
             Rule::transition | Rule::fast_transition => m.transitions.push(self.transition(p)),
             Rule::direct_transition => self.direct(p, &mut m.transitions),
@@ -439,7 +440,7 @@ impl Builder {
     }
 }
 
-pub(super) fn empty_machine(span: Span) -> Machine {
+pub(crate) fn empty_machine(span: Span) -> Machine {
     Machine {
         docs: Vec::new(),
         lints: Vec::new(),
@@ -454,7 +455,7 @@ pub(super) fn empty_machine(span: Span) -> Machine {
     }
 }
 
-pub(super) fn empty_state(span: Span) -> State {
+pub(crate) fn empty_state(span: Span) -> State {
     State {
         docs: Vec::new(),
         modifiers: Vec::new(),
@@ -465,7 +466,7 @@ pub(super) fn empty_state(span: Span) -> State {
     }
 }
 
-pub(super) fn empty_app(span: Span) -> App {
+pub(crate) fn empty_app(span: Span) -> App {
     App {
         docs: Vec::new(),
         lints: Vec::new(),
@@ -476,29 +477,6 @@ pub(super) fn empty_app(span: Span) -> App {
         properties: Vec::new(),
         span,
     }
-}
-
-/// Removes the quotes and resolves `\"`, `\\`, `\n` and `\t` escapes.
-pub fn unquote(s: &str) -> String {
-    let inner = s
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s);
-    let mut out = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            match chars.next() {
-                Some('n') => out.push('\n'),
-                Some('t') => out.push('\t'),
-                Some(other) => out.push(other),
-                None => {}
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]
