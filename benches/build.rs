@@ -5,8 +5,8 @@
 //! * `trader_smlang.rs`: the input of smlang's `statemachine!`;
 //! * `trader_rust_fsm.rs`: the input of rust-fsm's `state_machine!`.
 //!
-//! The machine is the largest Open Autonomy spec of the corpus (found as `fsmc::corpus` says: `FSMC_CORPUS`, or
-//! `../shared/corpus` beside the workspace), read at build time: corpus data is never copied into this
+//! The machine is the largest Open Autonomy spec of the corpus (found through `FSMC_CORPUS`, as
+//! `fsmc_testkit::corpus` says), read at build time: corpus data is never copied into this
 //! repository, and `include_fsm!` refuses a path outside the workspace. `FSMC_BENCH_SPEC` names another spec
 //! (`.fsm` or YAML, one machine). Without the corpus, a synthetic machine of the same size stands in, with a
 //! warning.

@@ -16,7 +16,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/.." && pwd)"
-corpus="${FSMC_CORPUS:-../shared/corpus}"
+if [ -z "${1:-}" ] && [ -z "${FSMC_CORPUS:-}" ]; then
+    echo "usage: benches/build_cost.sh SPEC [RUNS], or set FSMC_CORPUS to the directory holding open-autonomy/" >&2
+    exit 2
+fi
+corpus="${FSMC_CORPUS:-}"
 case "$corpus" in /*) ;; *) corpus="$repo/$corpus" ;; esac
 spec="${1:-$corpus/open-autonomy/trader__packages__valory__skills__trader_abci__fsm_specification.yaml}"
 runs="${2:-5}"

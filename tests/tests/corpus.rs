@@ -1,13 +1,13 @@
 //! fsmc over the whole Open Autonomy corpus: on every file, its verdict agrees with upstream's (SOURCES.txt),
 //! and where upstream fails a spec, fsmc fails it for the same reasons (the same states, the same label).
-//! The corpus is read from ../shared at test time and never copied into the repository.
+//! The corpus is read where `FSMC_CORPUS` says at test time and never copied into the repository.
 
 use fsmc_base::diag::{Code, Severity};
 use fsmc_driver::{Options, compile};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The corpus (see `fsmc::corpus`): `None`, after saying so, when there is none and none was asked for.
+/// The corpus (see `fsmc_testkit::corpus`): `None`, after saying so, when there is none and none was asked for.
 fn corpus() -> Option<PathBuf> {
     fsmc_testkit::corpus::for_test("corpus verdicts")
 }

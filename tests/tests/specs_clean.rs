@@ -28,7 +28,7 @@ fn every_spec_compiles_without_diagnostics() {
 
 #[test]
 fn every_system_has_a_spec() {
-    // One spec per system of the brief (§2): each is recognised by its profile or, for Open Autonomy, its app.
+    // One spec per system fsmc targets: each is recognised by its profile or, for Open Autonomy, its app.
     let texts: Vec<String> = clean_specs()
         .iter()
         .map(|p| std::fs::read_to_string(p).expect("readable spec"))

@@ -47,7 +47,7 @@ fn generated_code_snapshots() {
             .replace(['/', '\\'], "__")
             .replace(".fsm", "");
         let code = generated(&path);
-        // Guarantees the brief makes of generated code, visible in the text.
+        // What generated code promises (docs/generated-api.md), visible in the text.
         assert!(
             !code.contains("unsafe"),
             "{name}: generated code has `unsafe`"

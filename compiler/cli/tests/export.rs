@@ -2,8 +2,8 @@
 //! Autonomy corpus (canonical YAML, import round trips), the composition golden tests, snapshots of every
 //! output format, the command line, and the HTML page rendered in headless Chromium.
 //!
-//! The corpus lives outside the repository (see `fsmc::corpus`: `FSMC_CORPUS`, or `../shared/corpus` beside
-//! the workspace); tests that need it say so and skip when it is absent.
+//! The corpus lives outside the repository (see `fsmc_testkit::corpus`: `FSMC_CORPUS`); tests that need it say so
+//! and skip when it is absent.
 
 #[path = "export/chromium.rs"]
 mod chromium;
@@ -32,7 +32,7 @@ pub fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The Open Autonomy corpus (see `fsmc::corpus`), or `None` (with a note) when there is none.
+/// The Open Autonomy corpus (see `fsmc_testkit::corpus`), or `None` (with a note) when there is none.
 pub fn corpus() -> Option<PathBuf> {
     fsmc_testkit::corpus::for_test("export tests")
 }

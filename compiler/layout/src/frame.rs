@@ -1,36 +1,11 @@
-//! The frame the steps work in, and the way out of it. Every step lays out top to bottom; a left-to-right
+//! The way out of the frame the steps work in ([`Frame`](crate::Frame)). Every step lays out top to bottom; a left-to-right
 //! drawing is laid out with widths and heights swapped, then transposed, so text stays horizontal.
 
 use crate::layered::{Input, LNode};
 use crate::routing::Bands;
-use crate::{Direction, Laid, Point, Rect, Route, Seg, Size};
-
-pub(crate) struct Frame {
-    /// Left to right: sizes are swapped on the way in, positions transposed on the way out.
-    flip: bool,
-}
+use crate::{Frame, Laid, Point, Rect, Route, Seg, Size};
 
 impl Frame {
-    pub(crate) fn new(direction: Direction) -> Frame {
-        Frame {
-            flip: direction == Direction::LeftToRight,
-        }
-    }
-
-    /// A size in the top-to-bottom frame; a size that is not finite and positive counts as zero.
-    pub(crate) fn inner(&self, s: Size) -> Size {
-        let clean = |v: f64| if v.is_finite() && v > 0. { v } else { 0. };
-        let s = Size {
-            w: clean(s.w),
-            h: clean(s.h),
-        };
-        if self.flip {
-            Size { w: s.h, h: s.w }
-        } else {
-            s
-        }
-    }
-
     /// The drawing in the output frame: shifted so its leftmost extent is at the origin, and transposed for
     /// left to right. `routes` holds one route per input edge (`None` for an edge not drawn).
     pub(crate) fn output(
@@ -137,6 +112,7 @@ impl Shift {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Direction;
 
     #[test]
     fn sizes_are_cleaned_and_swapped_across() {

@@ -1,8 +1,7 @@
 //! Step 3, the layered graph: the input read into the top-to-bottom frame, each state a node with its
 //! extents, and each arrow a chain of nodes through every layer it crosses, its label the node of one of them.
 
-use crate::frame::Frame;
-use crate::{Graph, Size};
+use crate::{Frame, Graph, Size};
 
 /// How far right of its line a label box starts.
 pub(crate) const LABEL_PAD: f64 = 5.;

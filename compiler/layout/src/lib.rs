@@ -46,7 +46,6 @@ mod routing;
 mod tests;
 
 use adjacency::Adjacency;
-use frame::Frame;
 
 /// The most layered nodes (states, bend points of long arrows, labels) laid out: about 1.5 s of work and
 /// 350 MB. A 500-state machine with 2,000 transitions to random states needs 424 thousand (0.6 s), a chain of
@@ -144,6 +143,35 @@ pub struct Laid {
 pub enum Refusal {
     /// The layered graph would have this many nodes, more than [`MAX_LAYERED`].
     TooLarge { layered: usize },
+}
+
+/// The frame the steps work in: every step lays out top to bottom; a left-to-right drawing is laid out with
+/// widths and heights swapped, then transposed (`frame.rs`), so text stays horizontal.
+pub(crate) struct Frame {
+    /// Left to right: sizes are swapped on the way in, positions transposed on the way out.
+    flip: bool,
+}
+
+impl Frame {
+    pub(crate) fn new(direction: Direction) -> Frame {
+        Frame {
+            flip: direction == Direction::LeftToRight,
+        }
+    }
+
+    /// A size in the top-to-bottom frame; a size that is not finite and positive counts as zero.
+    pub(crate) fn inner(&self, s: Size) -> Size {
+        let clean = |v: f64| if v.is_finite() && v > 0. { v } else { 0. };
+        let s = Size {
+            w: clean(s.w),
+            h: clean(s.h),
+        };
+        if self.flip {
+            Size { w: s.h, h: s.w }
+        } else {
+            s
+        }
+    }
 }
 
 /// Lays the graph out; refused only when it is too large (see [`MAX_LAYERED`]).

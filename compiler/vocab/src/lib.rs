@@ -143,6 +143,9 @@ pub const MEMBER_KEYWORDS: &[&str] = &[
     "final",
 ];
 
+/// The keywords that begin a member of an app's body (besides a mapping's state name).
+pub const APP_KEYWORDS: &[&str] = &["chain"];
+
 /// The keywords that may follow a transition's target: guards, actions and a persistence override.
 pub const TRANSITION_KEYWORDS: &[&str] = &["if", "unless", "do", "persist"];
 
@@ -161,6 +164,7 @@ mod tests {
     fn keyword_lists_are_parts_of_the_whole() {
         for list in [
             ITEM_KEYWORDS,
+            APP_KEYWORDS,
             STATE_MODIFIERS,
             KEY_MODIFIERS,
             MEMBER_KEYWORDS,

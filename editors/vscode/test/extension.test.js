@@ -52,7 +52,7 @@ test('the server\'s semantic tokens are themed with scopes the grammar uses', as
       );
     }
   }
-  // The server's token types (compiler/src/lsp/outline.rs) whose default scopes differ from the grammar's.
+  // The server's token types (compiler/cli/src/lsp/outline.rs) whose default scopes differ from the grammar's.
   for (const type of ['class', 'enumMember', 'event', 'property', 'decorator', 'enum', 'macro', 'keyword']) {
     assert.ok(mapping.scopes[type], `no scope for the server's \`${type}\` tokens`);
   }

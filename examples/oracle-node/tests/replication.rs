@@ -199,8 +199,17 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut net = Net::new(4, 150, Duration::from_secs(240));
     net.start_all();
+    four_agree_on_30_heights(&mut net);
+    let (victim, before_kill) = kill_a_non_keeper(&mut net);
+    restart_and_catch_up(&mut net, victim);
+    net.stop_all();
+    stores_agree_and_lose_nothing(&net, victim, &before_kill);
+    a_damaged_store_is_refused(&mut net, victim);
+}
 
-    // Four processes decide at least 30 heights with the same app hash at every height.
+/// Four processes decide at least 30 heights with the same app hash at every height, and transactions reach
+/// every proposer.
+fn four_agree_on_30_heights(net: &mut Net) {
     net.wait(
         "every node decided 30 heights",
         Duration::from_secs(90),
@@ -213,8 +222,8 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
     for s in &seqs {
         assert!(s.len() >= 30);
     }
-    // Transactions reach every proposer: most blocks that end a round hold the payloads of at least three
-    // agents, though each block has one proposer.
+    // Most blocks that end a round hold the payloads of at least three agents, though each block has one
+    // proposer.
     let full = net
         .trace(0)
         .iter()
@@ -224,9 +233,12 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
         full >= 10,
         "only {full} of the first 30 blocks hold 3 payloads or more"
     );
+}
 
-    // Kill one node with SIGKILL, one that is not the keeper of the current period (a dead keeper stalls its
-    // period until the keeper timeout, 90 s of block time).
+/// Kills one node with SIGKILL, one that is not the keeper of the current period (a dead keeper stalls its
+/// period until the keeper timeout, 90 s of block time); the other three keep deciding and complete a period.
+/// Returns the node and what it had printed before it died.
+fn kill_a_non_keeper(net: &mut Net) -> (usize, Vec<TraceLine>) {
     net.wait("a keeper is elected", Duration::from_secs(60), |net| {
         net.last(0).is_some_and(|l| l.keeper.is_some())
     });
@@ -244,8 +256,6 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
     );
     let others: Vec<usize> = (0..4).filter(|&i| i != victim).collect();
     let (h0, p0) = (net.height(others[0]), net.period(others[0]));
-
-    // The other three keep deciding and complete periods.
     net.wait(
         "the other three decided 25 more heights and completed a period",
         Duration::from_secs(90),
@@ -255,10 +265,17 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
                 .all(|&i| net.height(i) >= h0 + 25 && net.period(i) > p0)
         },
     );
+    (victim, before_kill)
+}
 
-    // Restarted, the node replays its store, catches up through sync, and goes on with the others.
+/// Restarted, the node replays its store, catches up through sync, and goes on with the others.
+fn restart_and_catch_up(net: &mut Net, victim: usize) {
     net.start_with(victim, &["--log", "debug"]);
-    let target = others.iter().map(|&i| net.height(i)).max().unwrap_or(0);
+    let target = (0..4)
+        .filter(|&i| i != victim)
+        .map(|i| net.height(i))
+        .max()
+        .unwrap_or(0);
     net.wait(
         "the restarted node caught up",
         Duration::from_secs(90),
@@ -270,9 +287,11 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
         Duration::from_secs(120),
         |net| (0..4).all(|i| net.period(i) > p1 + 1),
     );
-    net.stop_all();
+}
 
-    // Every node's store holds a gap-free sequence, identical across nodes, the restarted node's included.
+/// Every node's store holds a gap-free sequence, identical across nodes, the restarted node's included, and
+/// nothing committed is lost.
+fn stores_agree_and_lose_nothing(net: &Net, victim: usize, before_kill: &[TraceLine]) {
     let stores: Vec<BTreeMap<u64, AppHash>> = (0..4)
         .map(|i| {
             let stored: Vec<TraceLine> = stored_hashes(&net.homes[i])
@@ -291,9 +310,8 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
         })
         .collect();
     agree(&stores);
-    // Nothing committed is lost: every height a node printed (before and after the crash, for the restarted
-    // one) is in its store with the same hash. (A node killed between storing a block and printing it shows
-    // that height only in its store.)
+    // Every height a node printed (before and after the crash, for the restarted one) is in its store with the
+    // same hash. (A node killed between storing a block and printing it shows that height only in its store.)
     for (i, stored) in stores.iter().enumerate() {
         for l in net.trace(i) {
             assert_eq!(
@@ -321,8 +339,10 @@ fn four_processes_agree_survive_kill_9_and_catch_up() {
         log.contains("via=sync"),
         "the restarted node caught up through value sync"
     );
+}
 
-    // A damaged store: the node refuses to start from it, with a clear error.
+/// A damaged store: the node refuses to start from it, with a clear error.
+fn a_damaged_store_is_refused(net: &mut Net, victim: usize) {
     let blocks = net.homes[victim].join("data").join("blocks.dat");
     let mut bytes = std::fs::read(&blocks).expect("store");
     let middle = bytes.len() / 2;

@@ -3,10 +3,10 @@
 //! Each module expands a shipped spec with `include_fsm!` and drives the generated code end to end; the
 //! programs in `examples/` print a run, and `tests/` check the runs.
 
-pub mod negotiation;
 pub mod oracle;
 pub mod supply_chain;
 pub mod support;
+pub mod tac;
 
 // The generated-API reference: its examples are this crate's doctests, so the page cannot drift from the code.
 #[cfg(doctest)]
@@ -20,10 +20,10 @@ pub struct GenieReference;
 
 // The staged-environment guide, whose worked examples are doctests in the same way.
 #[cfg(doctest)]
-#[doc = include_str!("../../../docs/phantom.md")]
-pub struct PhantomGuide;
+#[doc = include_str!("../../../docs/staged.md")]
+pub struct StagedGuide;
 
-// The negotiation guide, whose worked examples are doctests in the same way.
+// The dialogue guide, whose worked examples are doctests in the same way.
 #[cfg(doctest)]
-#[doc = include_str!("../../../docs/negotiation.md")]
-pub struct NegotiationGuide;
+#[doc = include_str!("../../../docs/dialogue.md")]
+pub struct DialogueGuide;

@@ -1,4 +1,4 @@
-//! Phantom staged environment (`specs/phantom/supply_chain.fsm`): a supply chain run as a
+//! Phantom staged environment (`specs/supply_chain/supply_chain.fsm`): a supply chain run as a
 //! `FiniteStateMachineEnv` would run it, on generated code and the runtime's [`fsmc_runtime::staged::Env`].
 //!
 //! The spec says which agents act and which are rewarded in each stage, where each stage may go next and
@@ -8,7 +8,7 @@
 //! observation into an action from outside the environment. All randomness comes from the seed given to
 //! `reset`, so an episode is a function of the seed.
 
-fsmc_runtime::include_fsm!("../../specs/phantom/supply_chain.fsm");
+fsmc_runtime::include_fsm!("../../specs/supply_chain/supply_chain.fsm");
 
 pub use supply_chain_env::{Agent, Env, Environment, State, View};
 

@@ -1,4 +1,4 @@
-//! Genie Flow (`specs/genie/support_assistant.fsm`): a support assistant driven the way a web front end drives
+//! Genie Flow (`specs/support/support.fsm`): a support assistant driven the way a web front end drives
 //! it, through a [`Session`]. The spec decides the states, guards, actions and what the dialogue records; the
 //! runtime renders the spec's Jinja2 templates, runs each invoker state's work as a DAG of Tokio tasks (only
 //! `poll` is offered meanwhile), and sends the state's event when the DAG is done.
@@ -7,7 +7,7 @@
 //! the session's context, which implements the generated `Hooks`) and the invoker ([`SupportModel`], rules
 //! standing in for the LLM calls, which plans and runs the tasks of each invoker state).
 
-fsmc_runtime::include_fsm!("../../specs/genie/support_assistant.fsm");
+fsmc_runtime::include_fsm!("../../specs/support/support.fsm");
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};

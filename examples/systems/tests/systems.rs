@@ -1,11 +1,11 @@
-//! The examples, run end to end on generated code: each system of the brief, with its rules observed. The
-//! Phantom staged environment has its own file, `phantom.rs`, and the TAC negotiation `tac.rs`.
+//! The examples, run end to end on generated code: each system fsmc targets, with its rules observed. The
+//! staged supply chain has its own file, `supply_chain.rs`, and the TAC negotiation `tac.rs`.
 
-use fsmc_examples::negotiation;
+use fsmc_examples::tac;
 
 #[test]
 fn a_performative_out_of_turn_is_rejected_with_the_accepted_ones() {
-    use negotiation::fipa_negotiation::{Event, State};
+    use tac::fipa_negotiation::{Event, State};
     let err = State::Idle.next(Event::Accept).unwrap_err();
     assert_eq!(err.accepted, [Event::Cfp]);
     assert_eq!(
@@ -70,7 +70,7 @@ fn a_refused_guard_is_reported_as_refused() {
 
 #[test]
 fn states_and_events_serialize_as_their_spec_names() {
-    use negotiation::fipa_negotiation::{Event, State};
+    use tac::fipa_negotiation::{Event, State};
     assert_eq!(
         serde_json::to_string(&Event::MatchAccept).unwrap(),
         "\"MatchAccept\""

@@ -1,10 +1,10 @@
-//! TAC negotiation over FIPA (seeds 002, 003) on generated code: messages and the dialogue checks, the
+//! TAC negotiation over FIPA on generated code: messages and the dialogue checks, the
 //! forward-looking state, the seller's re-check, declines, the controller, and the state after a run.
 
-use fsmc_examples::negotiation::fipa_negotiation::{
+use fsmc_examples::tac::fipa_negotiation::{
     DialogueError, Envelope, Event, INITIATION, Message, Role, State, TERMINATION, messages,
 };
-use fsmc_examples::negotiation::{Agent, CALLS, Market, Strategy, Trader, run_scenario, scenario};
+use fsmc_examples::tac::{Agent, CALLS, Market, Strategy, Trader, run_scenario, scenario};
 use fsmc_runtime::dialogue::{
     Address, DialogueReference, Header, Holdings, Notice, Refusal, Side, TransactionId,
 };

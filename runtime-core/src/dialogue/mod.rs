@@ -18,7 +18,7 @@
 //! * [`Controller`]: settles a transaction once both parties sent their own matching
 //!   [`TransactionRequest`]s, and tells both parties when it refuses one.
 //!
-//! `docs/negotiation.md` walks through a whole negotiation on generated code.
+//! `docs/dialogue.md` walks through a whole negotiation on generated code.
 
 // What generated code provides, and what it calls here (the contract with the code generator): a `dialogue`
 // machine's `State` implements `Protocol` (its `Role` enum, the start state, each message's performative and

@@ -182,7 +182,7 @@ impl Code {
 
     /// The long explanation `fsmc explain CODE` prints, in Markdown: what the rule is and why it exists, an
     /// erroneous example and its fix (the first two fenced blocks tagged `fsm` or `yaml`, which
-    /// `compiler/tests/explain.rs` compiles). Empty only for a code missing from the table below, which that
+    /// `compiler/cli/tests/explain.rs` compiles). Empty only for a code missing from the table below, which that
     /// test forbids.
     pub fn explanation(self) -> &'static str {
         EXPLANATIONS

@@ -263,69 +263,20 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
     } else {
         args.paths
     };
-    let mut files = Vec::new();
-    for p in &paths {
-        if p.is_dir() {
-            let before = files.len();
-            if let Err(e) = collect_specs(p, &mut files) {
-                return usage_error(
-                    err,
-                    &format!("cannot read directory `{}`: {e}", p.display()),
-                );
-            }
-            if files.len() == before {
-                return usage_error(
-                    err,
-                    &format!(
-                        "no specs (`*.fsm`, `*fsm_specification.yaml`) found in `{}`",
-                        p.display()
-                    ),
-                );
-            }
-        } else {
-            files.push(p.clone());
-        }
-    }
+    let files = match spec_files(&paths) {
+        Ok(files) => files,
+        Err(message) => return usage_error(err, &message),
+    };
     // Every file is checked in one compilation, so a file that several others import is read and checked
     // once: the work stays linear in the files. The directories given (and the directories of the files given)
     // are where imports may resolve, unless search paths widen that.
     if opts.load.roots.is_empty() {
-        opts.load.roots = paths
-            .iter()
-            .map(|p| {
-                if p.is_dir() {
-                    p.clone()
-                } else {
-                    fsmc_driver::loader::absolute(p)
-                        .parent()
-                        .map(Path::to_path_buf)
-                        .unwrap_or_default()
-                }
-            })
-            .collect();
+        opts.load.roots = paths.iter().map(|p| root_of(p)).collect();
     }
     let (mut compilation, unreadable_files) = fsmc_driver::compile_all(&files, &opts);
     let mut status = 0;
-    let unreadable = unreadable_files.len();
     for (f, e) in &unreadable_files {
-        // The path as the user wrote it (or as the directory walk found it), not as the loader resolved it.
-        let io = Diagnostic::new(Code::Io, format!("{}: {}", f.display(), e.message));
-        match args.common.message_format {
-            Format::Human => {
-                let _ = writeln!(
-                    err,
-                    "error[{}]: {}",
-                    Code::Io.id(),
-                    render::inert(&io.message)
-                );
-            }
-            Format::Json => {
-                let _ = out.write_all(render::json(&Default::default(), &[io]).as_bytes());
-            }
-            Format::Github => {
-                let _ = out.write_all(render::github(&Default::default(), &[io]).as_bytes());
-            }
-        }
+        report_unreadable(f, &e.message, args.common.message_format, out, err);
         status = 2;
     }
     let _ = out.write_all(
@@ -341,23 +292,94 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
         status = 1;
     }
     if args.common.message_format == Format::Human {
-        let checked = files.len().saturating_sub(unreadable);
-        let mut line = format!(
-            "fsmc: checked {checked} spec{}",
-            if checked == 1 { "" } else { "s" }
+        let checked = files.len().saturating_sub(unreadable_files.len());
+        let _ = writeln!(
+            err,
+            "{}",
+            summary_line(checked, &all, unreadable_files.len())
         );
-        if checked > 0 {
-            line.push_str(": ");
-            line.push_str(&if all.is_empty() {
-                "ok".to_string()
-            } else {
-                render::summary(&all)
-            });
-        }
-        if unreadable > 0 {
-            line.push_str(&format!("; {unreadable} could not be read",));
-        }
-        let _ = writeln!(err, "{line}");
     }
     status
+}
+
+/// The spec files `paths` name: a file as given, a directory's specs (`*.fsm`, `*fsm_specification.yaml`).
+/// A directory that cannot be read or holds no spec is a usage error.
+fn spec_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let before = files.len();
+            collect_specs(p, &mut files)
+                .map_err(|e| format!("cannot read directory `{}`: {e}", p.display()))?;
+            if files.len() == before {
+                return Err(format!(
+                    "no specs (`*.fsm`, `*fsm_specification.yaml`) found in `{}`",
+                    p.display()
+                ));
+            }
+        } else {
+            files.push(p.clone());
+        }
+    }
+    Ok(files)
+}
+
+/// Where imports of the specs a path names may resolve: the directory, or a file's directory.
+fn root_of(p: &Path) -> PathBuf {
+    if p.is_dir() {
+        p.to_path_buf()
+    } else {
+        fsmc_driver::loader::absolute(p)
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+}
+
+/// A file that could not be read, named as the user wrote it (or as the directory walk found it), not as the
+/// loader resolved it.
+fn report_unreadable(
+    f: &Path,
+    message: &str,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) {
+    let io = Diagnostic::new(Code::Io, format!("{}: {message}", f.display()));
+    match format {
+        Format::Human => {
+            let _ = writeln!(
+                err,
+                "error[{}]: {}",
+                Code::Io.id(),
+                render::inert(&io.message)
+            );
+        }
+        Format::Json => {
+            let _ = out.write_all(render::json(&Default::default(), &[io]).as_bytes());
+        }
+        Format::Github => {
+            let _ = out.write_all(render::github(&Default::default(), &[io]).as_bytes());
+        }
+    }
+}
+
+/// `fsmc: checked 3 specs: 2 errors; 1 could not be read`.
+fn summary_line(checked: usize, all: &[Diagnostic], unreadable: usize) -> String {
+    let mut line = format!(
+        "fsmc: checked {checked} spec{}",
+        if checked == 1 { "" } else { "s" }
+    );
+    if checked > 0 {
+        line.push_str(": ");
+        line.push_str(&if all.is_empty() {
+            "ok".to_string()
+        } else {
+            render::summary(all)
+        });
+    }
+    if unreadable > 0 {
+        line.push_str(&format!("; {unreadable} could not be read"));
+    }
+    line
 }

@@ -1,7 +1,7 @@
-//! The shared corpus of real upstream specs: each reads without a diagnostic, and the writer reproduces upstream.
+//! The corpus of real upstream specs: each reads without a diagnostic, and the writer reproduces upstream.
 //!
-//! The corpus is never copied into the repository; `crate::corpus` says where it is found (`FSMC_CORPUS`, or
-//! `../shared/corpus` beside the workspace). Where it is absent these tests say so and pass.
+//! The corpus is never copied into the repository; `fsmc_testkit::corpus` says where it is found
+//! (`FSMC_CORPUS`). Where it is absent these tests say so and pass.
 
 use super::{ok, report};
 use fsmc::export::yaml::write;

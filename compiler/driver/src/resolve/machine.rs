@@ -8,12 +8,9 @@ use fsmc_model::hash::NameMap;
 use fsmc_model::spec::abci::Round;
 use fsmc_model::spec::*;
 use fsmc_syntax::ast::{self, PropValue};
-use fsmc_vocab::NOBODY;
-use fsmc_vocab::Profile;
-use fsmc_vocab::abci::OutcomeKind;
-use fsmc_vocab::abci::RoundKind;
-use fsmc_vocab::genie::Persistence;
-use fsmc_vocab::genie::StateType;
+use fsmc_vocab::abci::{OutcomeKind, RoundKind};
+use fsmc_vocab::genie::{Persistence, StateType};
+use fsmc_vocab::{NOBODY, Profile, Value, Where};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -355,61 +352,91 @@ fn state_property(
         ));
         return;
     }
-    if let Some(outcome) = OutcomeKind::parse(name) {
-        match &p.value {
-            PropValue::Assign(ev) => match out.find_event(&ev.text) {
-                // The span covers `fail = EVENT`: a diagnostic may be about the outcome or about the event.
-                Some(e) => {
-                    if let Some(round) = round(st) {
-                        round.outcomes.push((outcome, e, p.name.span.to(ev.span)));
-                    }
-                }
-                None => diags.push(unknown_event(out, ev)),
-            },
-            _ => diags.push(bad_value(p, &format!("an event: `{name} = EVENT;`"))),
-        }
+    // The vocabulary says what form each property's value has; each form is read by its own function.
+    let form = fsmc_vocab::properties()
+        .iter()
+        .find(|q| q.name == name && q.place == Where::State)
+        .map(|q| q.value);
+    match form {
+        Some(Value::Event) => outcome_mapping(out, p, st, diags),
+        Some(Value::Keys) => key_list(out, p, st, diags),
+        Some(Value::Flag) => flag(p, st, diags),
+        Some(Value::Text) => text_property(p, st, diags),
+        Some(Value::Agents) => agent_list(out, p, st, diags),
+        // Only machines have properties that name new things.
+        Some(Value::Names) | None => {}
+    }
+}
+
+/// `done = SUCCESS;`: the event an outcome maps to.
+fn outcome_mapping(out: &Machine, p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    let name = p.name.as_str();
+    let Some(outcome) = OutcomeKind::parse(name) else {
         return;
+    };
+    match &p.value {
+        PropValue::Assign(ev) => match out.find_event(&ev.text) {
+            // The span covers `fail = EVENT`: a diagnostic may be about the outcome or about the event.
+            Some(e) => {
+                if let Some(round) = round(st) {
+                    round.outcomes.push((outcome, e, p.name.span.to(ev.span)));
+                }
+            }
+            None => diags.push(unknown_event(out, ev)),
+        },
+        _ => diags.push(bad_value(p, &format!("an event: `{name} = EVENT;`"))),
+    }
+}
+
+/// `reads a, b;` and the other lists of keys.
+fn key_list(out: &Machine, p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    let name = p.name.as_str();
+    let PropValue::List(list) = &p.value else {
+        diags.push(bad_value(p, &format!("a list of keys: `{name} a, b;`")));
+        return;
+    };
+    let mut ids = Vec::new();
+    for k in list {
+        match out.keys.iter().position(|x| x.name.text == k.text) {
+            Some(i) => ids.push((KeyId(i as u32), k.span)),
+            None => {
+                let mut d = Diagnostic::new(Code::UnknownKey, format!("unknown key `{k}`"))
+                    .at(k.span, "not declared in this machine");
+                d = match did_you_mean(&k.text, out.keys.iter().map(|x| x.name.as_str())) {
+                    Some(h) => d.help(h),
+                    None => d.help(format!("declare it with `key {k}: Type;`")),
+                };
+                diags.push(d);
+            }
+        }
     }
     match name {
-        "reads" | "writes" | "requires" | "ensures" => {
-            let PropValue::List(list) = &p.value else {
-                diags.push(bad_value(p, &format!("a list of keys: `{name} a, b;`")));
-                return;
-            };
-            let mut ids = Vec::new();
-            for k in list {
-                match out.keys.iter().position(|x| x.name.text == k.text) {
-                    Some(i) => ids.push((KeyId(i as u32), k.span)),
-                    None => {
-                        let mut d = Diagnostic::new(Code::UnknownKey, format!("unknown key `{k}`"))
-                            .at(k.span, "not declared in this machine");
-                        d = match did_you_mean(&k.text, out.keys.iter().map(|x| x.name.as_str())) {
-                            Some(h) => d.help(h),
-                            None => d.help(format!("declare it with `key {k}: Type;`")),
-                        };
-                        diags.push(d);
-                    }
-                }
-            }
-            match name {
-                "reads" => st.reads.extend(ids),
-                "writes" => st.writes.extend(ids),
-                "requires" => st.requires.extend(ids),
-                _ => st.ensures.extend(ids),
-            }
-        }
-        "reset" | "handler" | "registration" | "elects_keeper" => match &p.value {
-            PropValue::Flag => match (name, &mut st.system) {
-                ("reset", StateData::Abci(round)) => round.reset = true,
-                ("registration", StateData::Abci(round)) => round.registration = Some(p.name.span),
-                ("elects_keeper", StateData::Abci(round)) => {
-                    round.elects_keeper = Some(p.name.span)
-                }
-                ("handler", StateData::Staged(stage)) => stage.handler = Some(p.name.span),
-                _ => {}
-            },
-            _ => diags.push(bad_value(p, &format!("nothing: `{name};`"))),
-        },
+        "reads" => st.reads.extend(ids),
+        "writes" => st.writes.extend(ids),
+        "requires" => st.requires.extend(ids),
+        _ => st.ensures.extend(ids),
+    }
+}
+
+/// `reset;`, `registration;`, `elects_keeper;`, `handler;`: the property's presence is its meaning.
+fn flag(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    let name = p.name.as_str();
+    if !matches!(p.value, PropValue::Flag) {
+        diags.push(bad_value(p, &format!("nothing: `{name};`")));
+        return;
+    }
+    match (name, &mut st.system) {
+        ("reset", StateData::Abci(round)) => round.reset = true,
+        ("registration", StateData::Abci(round)) => round.registration = Some(p.name.span),
+        ("elects_keeper", StateData::Abci(round)) => round.elects_keeper = Some(p.name.span),
+        ("handler", StateData::Staged(stage)) => stage.handler = Some(p.name.span),
+        _ => {}
+    }
+}
+
+/// `payload "T";` and `template "path";`.
+fn text_property(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    match p.name.as_str() {
         // The payload type of the round; kept as an attribute, which the code generator reads.
         "payload" => match &p.value {
             PropValue::Text(t) => match super::types::check(&t.text, t.span, &[]) {
@@ -420,7 +447,7 @@ fn state_property(
             },
             _ => diags.push(bad_value(p, "a Rust type as a string: `payload \"u64\";`")),
         },
-        "template" => {
+        _ => {
             let template = match &p.value {
                 PropValue::Text(t) => t.clone(),
                 _ => {
@@ -433,46 +460,47 @@ fn state_property(
                 genie.template = Some(template);
             }
         }
-        _ => {
-            // acting / rewarded
-            let PropValue::List(list) = &p.value else {
-                diags.push(bad_value(
-                    p,
-                    &format!("a list of agents: `{name} a, b;`, or `{name} {NOBODY};`"),
-                ));
-                return;
-            };
-            // `none` is the whole list or not in it: `rewarded none, shop;` says two contrary things.
-            if list.len() > 1 && list.iter().any(|a| a.text == NOBODY) {
-                diags.push(bad_value(
-                    p,
-                    &format!("a list of agents, or `{NOBODY}` alone: `{name} {NOBODY};`"),
-                ));
-                return;
+    }
+}
+
+/// `acting a, b;` and `rewarded a, b;` (or `none`): agents of a staged machine.
+fn agent_list(out: &Machine, p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    let name = p.name.as_str();
+    let PropValue::List(list) = &p.value else {
+        diags.push(bad_value(
+            p,
+            &format!("a list of agents: `{name} a, b;`, or `{name} {NOBODY};`"),
+        ));
+        return;
+    };
+    // `none` is the whole list or not in it: `rewarded none, shop;` says two contrary things.
+    if list.len() > 1 && list.iter().any(|a| a.text == NOBODY) {
+        diags.push(bad_value(
+            p,
+            &format!("a list of agents, or `{NOBODY}` alone: `{name} {NOBODY};`"),
+        ));
+        return;
+    }
+    let mut ids = Vec::new();
+    for a in list.iter().filter(|a| a.text != NOBODY) {
+        match out.agents.iter().position(|x| x.text == a.text) {
+            Some(i) => ids.push((i, a.span)),
+            None => {
+                let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown agent `{a}`"))
+                    .at(a.span, "not declared in `agents`");
+                d = match did_you_mean(&a.text, out.agents.iter().map(|x| x.as_str())) {
+                    Some(h) => d.help(h),
+                    None => d.help("declare the agents with `agents a, b;`"),
+                };
+                diags.push(d);
             }
-            let mut ids = Vec::new();
-            for a in list.iter().filter(|a| a.text != NOBODY) {
-                match out.agents.iter().position(|x| x.text == a.text) {
-                    Some(i) => ids.push((i, a.span)),
-                    None => {
-                        let mut d =
-                            Diagnostic::new(Code::UnknownRole, format!("unknown agent `{a}`"))
-                                .at(a.span, "not declared in `agents`");
-                        d = match did_you_mean(&a.text, out.agents.iter().map(|x| x.as_str())) {
-                            Some(h) => d.help(h),
-                            None => d.help("declare the agents with `agents a, b;`"),
-                        };
-                        diags.push(d);
-                    }
-                }
-            }
-            if let StateData::Staged(stage) = &mut st.system {
-                if name == "acting" {
-                    stage.acting.extend(ids);
-                } else {
-                    stage.rewarded.get_or_insert_with(ThinVec::new).extend(ids);
-                }
-            }
+        }
+    }
+    if let StateData::Staged(stage) = &mut st.system {
+        if name == "acting" {
+            stage.acting.extend(ids);
+        } else {
+            stage.rewarded.get_or_insert_with(ThinVec::new).extend(ids);
         }
     }
 }

@@ -15,13 +15,23 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
     let name = Name::new(oa.name(), oa.label.span);
     let mut m = Machine::new(name, Profile::Abci, Origin::OaYaml, oa.span);
     m.label = Some(oa.label.clone());
-
     // Name → index maps keep lowering linear: specs can have hundreds of thousands of transitions. They are only
     // looked up, never iterated, so hash maps order nothing.
+    let events = declare_events(oa, &mut m, diags);
+    let states = declare_states(oa, &mut m, diags);
+    mark_starts_and_finals(oa, &mut m, &states, diags);
+    transitions(oa, &mut m, &states, &events, diags);
+    m
+}
+
+/// `alphabet_in`: every event once, a repeat reported.
+fn declare_events<'a>(
+    oa: &'a OaSpec,
+    m: &mut Machine,
+    diags: &mut Vec<Diagnostic>,
+) -> NameMap<'a, EventId> {
     let mut events: NameMap<EventId> = NameMap::with_capacity(oa.alphabet_in.len());
-    let mut states: NameMap<StateId> = NameMap::with_capacity(oa.states.len());
     m.events.reserve_exact(oa.alphabet_in.len());
-    m.states.reserve_exact(oa.states.len());
     for e in &oa.alphabet_in {
         match events.insert_new(e.as_str(), EventId(m.events.len() as u32)) {
             Some(first) => diags.push(duplicate_name(
@@ -42,6 +52,17 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
             }
         }
     }
+    events
+}
+
+/// `states`: every state once, a repeat reported.
+fn declare_states<'a>(
+    oa: &'a OaSpec,
+    m: &mut Machine,
+    diags: &mut Vec<Diagnostic>,
+) -> NameMap<'a, StateId> {
+    let mut states: NameMap<StateId> = NameMap::with_capacity(oa.states.len());
+    m.states.reserve_exact(oa.states.len());
     for s in &oa.states {
         match states.insert_new(s.as_str(), StateId(m.states.len() as u32)) {
             Some(first) => diags.push(duplicate_name(
@@ -58,14 +79,24 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
             }
         }
     }
+    states
+}
+
+/// `start_states`, `default_start_state` and `final_states`; then each state's round, which YAML does not give.
+fn mark_starts_and_finals(
+    oa: &OaSpec,
+    m: &mut Machine,
+    states: &NameMap<StateId>,
+    diags: &mut Vec<Diagnostic>,
+) {
     for s in &oa.start_states {
-        if let Some(id) = listed(&m, &states, s, "start_states", diags) {
+        if let Some(id) = listed(m, states, s, "start_states", diags) {
             m.states[id.index()].start = true;
         }
     }
     if let Some(id) = listed(
-        &m,
-        &states,
+        m,
+        states,
         &oa.default_start_state,
         "default_start_state",
         diags,
@@ -91,7 +122,7 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
         m.states[id.index()].default_start = true;
     }
     for s in &oa.final_states {
-        if let Some(id) = listed(&m, &states, s, "final_states", diags) {
+        if let Some(id) = listed(m, states, s, "final_states", diags) {
             m.states[id.index()].is_final = true;
         }
     }
@@ -107,10 +138,19 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
             ..Round::default()
         });
     }
+}
 
-    // Each name is looked up once, on several threads for a large table (the lookups are most of lowering it);
-    // what is unknown is reported below, in table order. Tables list a state's transitions together (upstream
-    // sorts them), so a source state that is the previous one's is not looked up again.
+/// `transition_func`: each entry's names looked up (on several threads for a large table), the last of a
+/// repeated key kept as YAML keeps it, what is unknown reported in table order.
+fn transitions(
+    oa: &OaSpec,
+    m: &mut Machine,
+    states: &NameMap<StateId>,
+    events: &NameMap<EventId>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    // Tables list a state's transitions together (upstream sorts them), so a source state that is the previous
+    // one's is not looked up again.
     let ids: Vec<(Option<StateId>, Option<StateId>, Option<EventId>)> =
         fsmc_base::par::map_slices(&oa.transitions, |slice, out| {
             let mut previous: Option<(&str, Option<StateId>)> = None;
@@ -137,8 +177,8 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
             continue;
         }
         let (from, to, event) = ids[i];
-        let from = state_in_table(&m, from, &t.from, diags);
-        let to = state_in_table(&m, to, &t.to, diags);
+        let from = state_in_table(m, from, &t.from, diags);
+        let to = state_in_table(m, to, &t.to, diags);
         if event.is_none() {
             let mut d = Diagnostic::new(
                 Code::UnknownEvent,
@@ -169,7 +209,6 @@ pub(super) fn lower(oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> Machine {
             });
         }
     }
-    m
 }
 
 fn listed(

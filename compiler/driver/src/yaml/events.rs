@@ -7,7 +7,7 @@
 //! streams the large values (the states, the transition table) child by child with [`Events::children`], so a
 //! spec of any size is never held as a tree.
 
-use super::read::duplicate_key;
+use super::keys::duplicate_key;
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
 use saphyr_parser::{Event, Parser, ScalarStyle, StrInput, Tag};

@@ -11,6 +11,8 @@ pub mod canonical;
 #[cfg(feature = "yaml")]
 mod events;
 #[cfg(feature = "yaml")]
+mod keys;
+#[cfg(feature = "yaml")]
 pub mod read;
 // YAML 1.1's implicit scalar types, which decide both how a name reads and whether the writer must quote it.
 #[cfg(feature = "yaml")]

@@ -10,14 +10,12 @@
 //! anything it is not certain about, so the two paths can only differ in speed.
 
 use super::events::{Events, Head, Node, Step, Value};
+use super::keys::{KeyAt, OtherKey, TableKeys, duplicate_key, split_key};
 use super::{OaSpec, OaTransition};
 use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{FileId, Name, Span};
-use fsmc_model::hash::{FastMap, FastState};
-use indexmap::map::Entry;
 use saphyr_parser::Event;
 use std::collections::BTreeMap;
-use std::hash::BuildHasher;
 
 /// The seven keys, in upstream's (sorted) order.
 pub const KEYS: [&str; 7] = [
@@ -85,14 +83,6 @@ pub fn parse_full(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>)
     }
 }
 
-/// The duplicate-key report, shared with the skimming of deep collections in `events`.
-pub(super) fn duplicate_key(key: &str, repeat: Span, first: Span) -> Diagnostic {
-    Diagnostic::new(Code::YamlDuplicateKey, format!("duplicate key `{key}`"))
-        .at(repeat, "repeated here")
-        .with(first, "first written here")
-        .help("YAML silently keeps only the last of two equal keys, so upstream tools never see the first; remove one")
-}
-
 struct Reader<'t> {
     text: &'t str,
     /// What reading found, kept apart from what loading reports (see `parse`).
@@ -119,204 +109,6 @@ enum Unread {
     Diags(Vec<Diagnostic>),
     /// A streamed table keeps what its keys' texts need (see [`TableKeys::raw_duplicates`]).
     Table(TableKeys),
-}
-
-/// What a streamed transition table keeps beyond its transitions, so that its keys can still be compared as
-/// written, in file order. Only unusual keys are kept: a table in upstream's canonical form keeps nothing.
-#[derive(Default)]
-struct TableKeys {
-    /// Scalar keys without a transition (not strings, not `(State, EVENT)`, or with a target that is not a
-    /// string), each with the number of transitions read before it.
-    others: Vec<OtherKey>,
-    /// Keys of transitions not written `(State, EVENT)` exactly (other spacing, escapes): index and text.
-    spelled: Vec<(usize, String)>,
-    repeats: Repeats,
-}
-
-/// Where a transition key was written: the transition read from it, or one of [`TableKeys::others`].
-#[derive(Clone, Copy)]
-enum KeyAt {
-    Transition(usize),
-    Other(usize),
-}
-
-/// A string key as transition keys are compared: `(A, B)` and `(A,B)` are one transition to upstream, so a key
-/// of that form is its (state, event) pair; any other key is its text (`None`), which never equals a pair's
-/// `(A, B)`, which is one.
-type Identity<'k> = (&'k str, Option<&'k str>);
-
-/// Finds repeated transition keys while the table is read, each key compared while its text is at hand
-/// (comparing afterwards would fetch every name from memory again).
-///
-/// Upstream writes tables sorted, and while every key is greater than the one before, none can repeat an earlier
-/// one: only the previous key is compared. From the first key out of order on, every identity is kept in a map, by
-/// hash, with where it was first written; an equal hash is confirmed by comparing the names there.
-#[derive(Default)]
-struct Repeats {
-    last: Option<KeyAt>,
-    hashed: Option<Hashed>,
-}
-
-#[derive(Default)]
-struct Hashed {
-    first: FastMap<u64, KeyAt>,
-    /// Keys whose hash an earlier, different identity already has (hashes of 64 bits that collide).
-    more: Vec<(u64, KeyAt)>,
-    hasher: FastState,
-}
-
-/// The identity and span of the key written at `at`.
-fn written<'k>(
-    at: KeyAt,
-    out: &'k [OaTransition],
-    others: &'k [OtherKey],
-) -> Option<(Identity<'k>, Span)> {
-    match at {
-        KeyAt::Transition(i) => out
-            .get(i)
-            .map(|t| ((t.from.as_str(), Some(t.event.as_str())), t.key_span)),
-        KeyAt::Other(i) => others.get(i).map(|o| {
-            let identity = match split_key(&o.text) {
-                Some((f, e)) => (&o.text[f], Some(&o.text[e])),
-                None => (o.text.as_str(), None),
-            };
-            (identity, o.span)
-        }),
-    }
-}
-
-impl Hashed {
-    /// Where `identity` was first written, if it was; otherwise records that it is written at `at`.
-    fn seen(
-        &mut self,
-        identity: Identity,
-        at: KeyAt,
-        out: &[OaTransition],
-        others: &[OtherKey],
-    ) -> Option<Span> {
-        let hash = self.hasher.hash_one(identity);
-        match self.first.entry(hash) {
-            Entry::Vacant(slot) => {
-                slot.insert(at);
-                None
-            }
-            Entry::Occupied(slot) => {
-                let earlier = std::iter::once(*slot.get()).chain(
-                    self.more
-                        .iter()
-                        .filter(|(h, _)| *h == hash)
-                        .map(|(_, at)| *at),
-                );
-                for e in earlier {
-                    if let Some((written, span)) = written(e, out, others)
-                        && written == identity
-                    {
-                        return Some(span);
-                    }
-                }
-                self.more.push((hash, at));
-                None
-            }
-        }
-    }
-}
-
-impl Repeats {
-    /// Where `identity` was first written, if it was; records that it is written at `at`.
-    fn seen(
-        &mut self,
-        identity: Identity,
-        at: KeyAt,
-        out: &[OaTransition],
-        others: &[OtherKey],
-    ) -> Option<Span> {
-        if self.hashed.is_none() {
-            let ascending = match self.last.and_then(|last| written(last, out, others)) {
-                Some((last, _)) => last < identity,
-                None => true,
-            };
-            self.last = Some(at);
-            if ascending {
-                return None;
-            }
-            // Out of order: every key so far (all different, as they were in order) goes into the map.
-            let mut hashed = Hashed::default();
-            for key in in_order(others, out.len()) {
-                let earlier = match key {
-                    TableKey::Transition(i) => KeyAt::Transition(i),
-                    TableKey::Other(j) if others[j].string => KeyAt::Other(j),
-                    TableKey::Other(_) => continue,
-                };
-                if let Some((identity, _)) = written(earlier, out, others) {
-                    hashed.seen(identity, earlier, out, others);
-                }
-            }
-            self.hashed = Some(hashed);
-        }
-        self.hashed
-            .as_mut()
-            .and_then(|h| h.seen(identity, at, out, others))
-    }
-}
-
-/// A key of a table, by where it was read to.
-enum TableKey {
-    Transition(usize),
-    Other(usize),
-}
-
-/// Every key of a table in file order: the `transitions` and the `others`, merged.
-fn in_order(others: &[OtherKey], transitions: usize) -> impl Iterator<Item = TableKey> + '_ {
-    let mut next = 0;
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        if others.get(next).is_some_and(|o| o.before == i) {
-            next += 1;
-            return Some(TableKey::Other(next - 1));
-        }
-        (i < transitions).then(|| {
-            i += 1;
-            TableKey::Transition(i - 1)
-        })
-    })
-}
-
-struct OtherKey {
-    before: usize,
-    text: String,
-    span: Span,
-    /// A string key (compared as a transition key); otherwise a typed scalar (`12`), compared only as written.
-    string: bool,
-}
-
-impl TableKeys {
-    /// The repeated keys of a table that a later `transition_func` replaced, compared as written (as for any
-    /// mapping not read). Only a spec with two tables gets here.
-    fn raw_duplicates(&self, transitions: &[OaTransition]) -> Vec<Diagnostic> {
-        let mut spelled = self.spelled.iter().peekable();
-        let mut seen: BTreeMap<String, Span> = BTreeMap::new();
-        let mut out = Vec::new();
-        for key in in_order(&self.others, transitions.len()) {
-            let (text, span) = match key {
-                TableKey::Transition(i) => {
-                    let t = &transitions[i];
-                    let text = match spelled.next_if(|(j, _)| *j == i) {
-                        Some((_, text)) => text.clone(),
-                        None => format!("({}, {})", t.from, t.event),
-                    };
-                    (text, t.key_span)
-                }
-                TableKey::Other(j) => (self.others[j].text.clone(), self.others[j].span),
-            };
-            match seen.get(&text) {
-                Some(&first) => out.push(duplicate_key(&text, span, first)),
-                None => {
-                    seen.insert(text, span);
-                }
-            }
-        }
-        out
-    }
 }
 
 impl Reader<'_> {
@@ -800,30 +592,6 @@ impl Reader<'_> {
             _ => node.span,
         }
     }
-}
-
-/// Splits `(State, EVENT)` into the byte ranges of the two names. Spaces around the names are optional;
-/// names are word characters, as in upstream's `\((\w*),\s(\w*)\)` (which also requires one space after the
-/// comma, and accepts empty names: fsmc is lenient on spacing and strict on names).
-pub(super) fn split_key(key: &str) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
-    let open = key.find(|c: char| !c.is_whitespace())?;
-    let close = key.rfind(|c: char| !c.is_whitespace())?;
-    if !key[open..].starts_with('(') || !key[close..].starts_with(')') || close <= open {
-        return None;
-    }
-    let inner = open + 1..close;
-    let comma = inner.start + key[inner.clone()].find(',')?;
-    let name = |r: std::ops::Range<usize>| {
-        let s = &key[r.clone()];
-        let start = r.start + (s.len() - s.trim_start_matches([' ', '\t']).len());
-        let end = r.end - (s.len() - s.trim_end_matches([' ', '\t']).len());
-        let ok = start < end
-            && key[start..end]
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_');
-        ok.then_some(start..end)
-    };
-    Some((name(inner.start..comma)?, name(comma + 1..inner.end)?))
 }
 
 /// A node read whole, whatever [`Events::head`] left open.

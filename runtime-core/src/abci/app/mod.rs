@@ -48,7 +48,6 @@
 
 mod block;
 mod consensus;
-mod context;
 mod replica;
 mod spec;
 #[cfg(test)]
@@ -56,6 +55,5 @@ mod tests;
 
 pub use block::{AgentId, AppHash, Block, EncodeError, Submission, Tx, decode, encode};
 pub use consensus::{ConsensusLayer, Node, NodeError};
-pub use context::Context;
 pub use replica::{App, AppError, AppStep, BlockReport, Cause, Genesis, Rejected};
-pub use spec::{AppRound, AppSpec, Decision, KeeperPool, Rejection, Role, Rules};
+pub use spec::{AppRound, AppSpec, Context, Decision, KeeperPool, Rejection, Role, Rules};

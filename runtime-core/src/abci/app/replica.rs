@@ -5,8 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::{self, Display, Formatter};
 
 use super::block::{AgentId, AppHash, Block, CountWriter, EncodeError, HashWriter, Submission, Tx};
-use super::context::Context;
-use super::spec::{AppRound, AppSpec, KeeperPool, Rejection, Role};
+use super::spec::{AppRound, AppSpec, Context, KeeperPool, Rejection, Role, View};
 use crate::abci::data::Periods;
 use crate::abci::rounds::{OutcomeKind, Participants};
 
@@ -455,6 +454,19 @@ impl<S: AppSpec> App<S> {
         }
     }
 
+    /// What a behaviour's [`Context`] shows of this replica.
+    fn view(&self) -> View<'_, S> {
+        View {
+            state: self.state,
+            periods: &self.periods,
+            round_count: self.round_count,
+            participants: &self.participants,
+            eligible: self.eligible(),
+            keeper: self.keeper.as_ref(),
+            failed_keepers: &self.failed_keepers,
+        }
+    }
+
     /// Whether `me` is expected to submit a payload in the current round: a participant (every agent in a
     /// registration round), or the keeper alone in a keeper round.
     pub fn expects(&self, me: &AgentId) -> bool {
@@ -487,7 +499,7 @@ impl<S: AppSpec> App<S> {
         if self.round.is_none() {
             return Ok(None);
         }
-        let payload = S::act(agent, &Context::new(self, me))?;
+        let payload = S::act(agent, &Context::new(self.view(), me))?;
         Ok(Some(
             Submission {
                 round: self.round_count,

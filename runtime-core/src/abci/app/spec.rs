@@ -1,17 +1,20 @@
-//! The contract between generated code and the app driver: what the spec says about each round.
+//! The contract between generated code and the app driver: what the spec says about each round, and the
+//! [`Context`] a behaviour sees.
 //!
 //! `AppSpec` is visible, because code that runs any app (an engine adapter, a simulation) names it as a bound;
-//! the members only the driver calls, and every other item here, are hidden from the documentation: generated
-//! code implements and fills them in, users never do.
+//! `Context` is what users' behaviours read. The members of `AppSpec` only the driver calls, and every other
+//! item here, are hidden from the documentation: generated code implements and fills them in, users never do.
 
 use borsh::BorshSerialize;
 use std::collections::BTreeSet;
 use std::fmt::{self, Debug, Display, Formatter};
 use std::time::Duration;
 
+use sha2::{Digest, Sha256};
+
 use super::block::{AgentId, EncodeError};
-use super::context::Context;
-use crate::abci::rounds::{OutcomeKind, Participants, RoundError};
+use crate::abci::data::Periods;
+use crate::abci::rounds::{OutcomeKind, Participants, RoundError, threshold};
 
 /// An app's spec: what the generated code of an `abci` machine or composed app (its `Spec`, a unit struct)
 /// tells the driver ([`super::App`]).
@@ -196,5 +199,137 @@ impl std::error::Error for Rejection {}
 impl From<RoundError> for Rejection {
     fn from(e: RoundError) -> Self {
         Rejection::Round(e)
+    }
+}
+
+/// The replicated state a behaviour runs against, from the point of view of one agent.
+///
+/// Everything here is the same on every replica at the same height, except [`Context::me`]: a behaviour
+/// whose payload must agree with the others' (a collect-same round, a vote) computes it from these, not
+/// from local clocks or randomness.
+pub struct Context<'a, S: AppSpec> {
+    me: &'a AgentId,
+    state: S::State,
+    periods: &'a Periods<S::Data>,
+    round_count: u64,
+    participants: &'a BTreeSet<AgentId>,
+    eligible: &'a BTreeSet<AgentId>,
+    keeper: Option<&'a AgentId>,
+    failed_keepers: &'a BTreeSet<AgentId>,
+}
+
+/// What a [`Context`] shows of a replica, as the replica hands it over (the replica builds contexts; a context
+/// reads no replica).
+pub(crate) struct View<'a, S: AppSpec> {
+    pub state: S::State,
+    pub periods: &'a Periods<S::Data>,
+    pub round_count: u64,
+    pub participants: &'a BTreeSet<AgentId>,
+    pub eligible: &'a BTreeSet<AgentId>,
+    pub keeper: Option<&'a AgentId>,
+    pub failed_keepers: &'a BTreeSet<AgentId>,
+}
+
+impl<'a, S: AppSpec> Context<'a, S> {
+    pub(crate) fn new(view: View<'a, S>, me: &'a AgentId) -> Self {
+        Context {
+            me,
+            state: view.state,
+            periods: view.periods,
+            round_count: view.round_count,
+            participants: view.participants,
+            eligible: view.eligible,
+            keeper: view.keeper,
+            failed_keepers: view.failed_keepers,
+        }
+    }
+
+    /// The agent this behaviour runs for.
+    pub fn me(&self) -> &'a AgentId {
+        self.me
+    }
+
+    /// The current state (the round the payload is for).
+    pub fn state(&self) -> S::State {
+        self.state
+    }
+
+    /// The current period's synchronized data.
+    pub fn data(&self) -> &'a S::Data {
+        self.periods.current()
+    }
+
+    /// Every kept period's data, oldest first, ending with the current one.
+    pub fn history(&self) -> &'a Periods<S::Data> {
+        self.periods
+    }
+
+    /// The current period.
+    pub fn period(&self) -> u64 {
+        self.periods.period()
+    }
+
+    /// The current round's number: the same on every replica, a fine seed for agreed pseudo-randomness.
+    pub fn round_count(&self) -> u64 {
+        self.round_count
+    }
+
+    /// The participants.
+    pub fn participants(&self) -> &'a BTreeSet<AgentId> {
+        self.participants
+    }
+
+    /// The consensus threshold of the current round: ⌈(2N+1)/3⌉ of the agents it takes payloads from.
+    pub fn threshold(&self) -> usize {
+        threshold(self.eligible.len())
+    }
+
+    /// The keeper elected in this period, if any.
+    pub fn keeper(&self) -> Option<&'a AgentId> {
+        self.keeper
+    }
+
+    /// Whether this agent is the keeper.
+    pub fn is_keeper(&self) -> bool {
+        self.keeper() == Some(self.me)
+    }
+
+    /// The keepers that failed in this period.
+    pub fn failed_keepers(&self) -> &'a BTreeSet<AgentId> {
+        self.failed_keepers
+    }
+
+    /// The keeper to propose in a keeper election, from randomness the agents agreed on.
+    ///
+    /// The participants are put in an order drawn from `seed` (by the SHA-256 of the seed and the
+    /// agent); the first that may be elected wins, or, when a keeper was already elected in this period,
+    /// the first after it, so a failed keeper's successor is the next in the same order (as upstream
+    /// rotates). Agents that failed as keeper in this period are skipped: the app would reject them.
+    /// Every replica computes the same answer from the same seed.
+    pub fn next_keeper(&self, seed: &[u8]) -> Option<AgentId> {
+        let mut order: Vec<([u8; 32], &AgentId)> = self
+            .participants()
+            .iter()
+            .map(|p| {
+                let mut h = Sha256::new();
+                h.update(seed);
+                h.update(p.as_bytes());
+                (h.finalize().into(), p)
+            })
+            .collect();
+        order.sort();
+        let start = self
+            .keeper()
+            .and_then(|k| order.iter().position(|(_, p)| *p == k))
+            .map_or(0, |i| i.saturating_add(1));
+        let failed = self.failed_keepers();
+        order
+            .iter()
+            .cycle()
+            .skip(start)
+            .take(order.len())
+            .map(|(_, p)| *p)
+            .find(|p| !failed.contains(*p))
+            .cloned()
     }
 }

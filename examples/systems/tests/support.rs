@@ -1,4 +1,4 @@
-//! Genie Flow sessions on the generated support assistant (`specs/genie/support_assistant.fsm`), driven as a
+//! Genie Flow sessions on the generated support assistant (`specs/support/support.fsm`), driven as a
 //! web front end drives them: templates rendered from the spec's files, invoker work as DAGs of Tokio tasks
 //! with progress, only `poll` while one runs, failures kept, sessions saved and resumed mid-task, and every
 //! refusal leaving the session as it was.
@@ -121,7 +121,7 @@ async fn the_start_template_is_the_opening_utterance() {
     let sources = <State as GenieSpec>::templates();
     assert_eq!(sources.len(), State::ALL.len(), "one file per state");
     for (path, source) in sources {
-        let on_disk = std::fs::read_to_string(format!("../../specs/genie/{path}")).unwrap();
+        let on_disk = std::fs::read_to_string(format!("../../specs/support/{path}")).unwrap();
         assert_eq!(*source, on_disk, "{path}");
     }
 }

@@ -1,4 +1,4 @@
-//! The Phantom staged environment of `specs/phantom/supply_chain.fsm`, run end to end on generated code and the
+//! The Phantom staged environment of `specs/supply_chain/supply_chain.fsm`, run end to end on generated code and the
 //! runtime's `staged::Env`: reset, steps, who acts and who is rewarded, handlers, truncation and termination, and
 //! every refusal leaving the environment as it was.
 

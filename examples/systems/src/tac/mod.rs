@@ -1,4 +1,4 @@
-//! TAC negotiation over FIPA (`specs/tac/fipa_negotiation.fsm`, seeds 002 and 003) on generated code.
+//! TAC negotiation over FIPA (`specs/tac/tac.fsm`) on generated code.
 //!
 //! Every agent keeps its own dialogues (the generated `Dialogues`, keyed by dialogue reference), ledger and
 //! holdings. Messages travel as FIPA envelopes through one mailbox, in the order sent; the receiving agent's
@@ -6,7 +6,7 @@
 //! send transaction requests built from their own ledgers to the controller, which settles a transaction
 //! once both parties' requests match and tells both parties either way.
 
-fsmc_runtime::include_fsm!("../../specs/tac/fipa_negotiation.fsm");
+fsmc_runtime::include_fsm!("../../specs/tac/tac.fsm");
 
 mod agent;
 

@@ -1,5 +1,5 @@
 //! A TAC agent: its holdings, its strategy (TAC's baseline), its ledger, and the generated dialogue hooks it
-//! implements. The hooks do seed 003's bookkeeping and decide the agent's replies; the runtime's dialogues
+//! implements. The hooks do TAC's bookkeeping and decide the agent's replies; the runtime's dialogues
 //! decide whether a message may be taken at all.
 
 use super::fipa_negotiation::{Hooks, Message, Transition, messages};
@@ -130,7 +130,7 @@ impl Agent {
         }
     }
 
-    /// The forward-looking state: holdings with every locked transaction applied (seed 003).
+    /// The forward-looking state: holdings with every locked transaction applied.
     pub fn forward_state(&self) -> Holdings<String> {
         self.ledger
             .forward_state(&self.holdings)

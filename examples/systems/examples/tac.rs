@@ -1,15 +1,15 @@
-//! The TAC negotiation of seeds 002 and 003, end to end on generated code: four agents, five dialogues at once
+//! A TAC negotiation (the Trading Agent Competition's FIPA dialogue), end to end on generated code: four agents, five dialogues at once
 //! (a settled trade, a declined call, a declined proposal, a declined acceptance, and a trade the controller
 //! refuses because the two requests differ), then three out-of-protocol messages the dialogues refuse.
 
-use fsmc_examples::negotiation::{self, Mail, holdings_line};
+use fsmc_examples::tac::{self, Mail, holdings_line};
 use fsmc_runtime::dialogue::{Address, DialogueReference, Header, TransactionId};
-use negotiation::fipa_negotiation::{Envelope, Message, messages};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
+use tac::fipa_negotiation::{Envelope, Message, messages};
 
 fn main() -> ExitCode {
-    let mut market = negotiation::scenario();
+    let mut market = tac::scenario();
     println!("Holdings at the start:");
     for (a, t) in &market.traders {
         println!("  {a:<6} {}", holdings_line(&t.agent.holdings));
@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     println!(
         "[dialogue #message id→target] sender → receiver: contents, and the receiver's state after it:"
     );
-    for (buyer, seller, goods) in negotiation::CALLS {
+    for (buyer, seller, goods) in tac::CALLS {
         if let Err(e) = market.call_for_proposals(buyer, seller, goods) {
             eprintln!("{buyer} cannot call {seller}: {e}");
             return ExitCode::FAILURE;
@@ -87,7 +87,7 @@ fn main() -> ExitCode {
 }
 
 /// Three messages a misbehaving agent might send after the run, each with why the runtime refuses it.
-fn out_of_protocol(market: &negotiation::Market) -> Vec<(&'static str, Envelope)> {
+fn out_of_protocol(market: &tac::Market) -> Vec<(&'static str, Envelope)> {
     let mut out = Vec::new();
     let at = |who: &str, r: &DialogueReference| market.trader(who).and_then(|t| t.dialogues.get(r));
     // dave replays his accept to carol: its id is no longer the next one.
