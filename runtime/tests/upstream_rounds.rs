@@ -11,20 +11,18 @@ use std::path::PathBuf;
 use fsmc_runtime::rounds::{
     CollectDifferentUntilAll, CollectDifferentUntilThreshold, CollectNonEmptyUntilThreshold,
     CollectSameUntilAll, CollectSameUntilThreshold, OnlyKeeperSends, Outcome, Participants, Round,
-    Voting,
+    RoundKind, Voting,
 };
 use serde_json::{Value, json};
 
-/// Every kind the vectors cover, by the name the vectors use.
-const KINDS: [&str; 7] = [
-    "collect_same_until_all",
-    "collect_different_until_all",
-    "collect_same_until_threshold",
-    "collect_different_until_threshold",
-    "collect_non_empty_until_threshold",
-    "only_keeper_sends",
-    "voting",
-];
+/// Every kind the vectors cover: each that decides from payloads (not `degenerate`, not `custom`), by the name
+/// the vectors use.
+fn kinds() -> impl Iterator<Item = &'static str> {
+    RoundKind::ALL
+        .iter()
+        .filter(|k| !k.is_final() && **k != RoundKind::Custom)
+        .map(|k| k.name())
+}
 
 /// The generator writes 430 cases per kind; an emptied or truncated file must not pass as "no mismatch".
 const MIN_CASES_PER_KIND: usize = 400;
@@ -113,7 +111,7 @@ fn load_cases() -> Vec<Case> {
                 .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), index + 1))
         })
         .collect();
-    for kind in KINDS {
+    for kind in kinds() {
         let count = cases.iter().filter(|c| c.kind == kind).count();
         assert!(
             count >= MIN_CASES_PER_KIND,

@@ -100,37 +100,11 @@ pub fn properties() -> &'static [Property] {
     property::PROPERTIES
 }
 
-/// The language's keywords, each reserved only where the grammar expects it (names are plain identifiers), in
-/// the order did-you-mean suggestions consider them.
-pub const KEYWORDS: &[&str] = &[
-    "machine",
-    "app",
-    "import",
-    "as",
-    "event",
-    "key",
-    "cross_period",
-    "state",
-    "start",
-    "default",
-    "final",
-    "timeout",
-    "by",
-    "chain",
-    "if",
-    "unless",
-    "do",
-    "persist",
-];
-
 /// The keywords that begin a top-level item.
 pub const ITEM_KEYWORDS: &[&str] = &["machine", "app", "import"];
 
-/// The modifiers written before `state`.
-pub const STATE_MODIFIERS: &[&str] = &["start", "default", "final"];
-
-/// The modifiers written before `key`.
-pub const KEY_MODIFIERS: &[&str] = &["cross_period"];
+/// The keyword that names an imported machine (`import "x.fsm" as X;`).
+pub const IMPORT_KEYWORDS: &[&str] = &["as"];
 
 /// The keywords that begin a member of a machine's body (besides a transition's `(`).
 pub const MEMBER_KEYWORDS: &[&str] = &[
@@ -143,11 +117,48 @@ pub const MEMBER_KEYWORDS: &[&str] = &[
     "final",
 ];
 
+/// The modifiers written before `state`.
+pub const STATE_MODIFIERS: &[&str] = &["start", "default", "final"];
+
+/// The modifiers written before `key`.
+pub const KEY_MODIFIERS: &[&str] = &["cross_period"];
+
+/// The keywords after an event's name: its timeout and the role that sends it.
+pub const EVENT_KEYWORDS: &[&str] = &["timeout", "by"];
+
 /// The keywords that begin a member of an app's body (besides a mapping's state name).
 pub const APP_KEYWORDS: &[&str] = &["chain"];
 
 /// The keywords that may follow a transition's target: guards, actions and a persistence override.
 pub const TRANSITION_KEYWORDS: &[&str] = &["if", "unless", "do", "persist"];
+
+/// The language's keywords, each reserved only where the grammar expects it (names are plain identifiers): the
+/// lists above, in the order did-you-mean suggestions consider them.
+pub const KEYWORDS: &[&str] = &concat::<18>(&[
+    ITEM_KEYWORDS,
+    IMPORT_KEYWORDS,
+    MEMBER_KEYWORDS,
+    EVENT_KEYWORDS,
+    APP_KEYWORDS,
+    TRANSITION_KEYWORDS,
+]);
+
+/// The lists one after the other; `N` is their total length (a wrong `N` fails to compile).
+const fn concat<const N: usize>(lists: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut n, mut i) = (0, 0);
+    while i < lists.len() {
+        let mut j = 0;
+        while j < lists[i].len() {
+            out[n] = lists[i][j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(n == N, "N is the lists' total length");
+    out
+}
 
 /// The units a duration may have (`30s`, `500ms`, `1.5m`, `2h`), with the seconds each is worth.
 pub const DURATION_UNITS: &[(&str, f64)] = &[("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0)];
@@ -164,6 +175,8 @@ mod tests {
     fn keyword_lists_are_parts_of_the_whole() {
         for list in [
             ITEM_KEYWORDS,
+            IMPORT_KEYWORDS,
+            EVENT_KEYWORDS,
             APP_KEYWORDS,
             STATE_MODIFIERS,
             KEY_MODIFIERS,

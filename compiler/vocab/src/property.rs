@@ -43,7 +43,9 @@ pub struct Property {
 const ALL: &[Profile] = Profile::ALL;
 const ABCI: &[Profile] = &[Profile::Abci];
 
-const fn state(
+/// A property of `place`: its name, the systems it belongs to, the form of its value and what it says.
+const fn prop(
+    place: Where,
     name: &'static str,
     profiles: &'static [Profile],
     value: Value,
@@ -51,103 +53,37 @@ const fn state(
 ) -> Property {
     Property {
         name,
-        place: Where::State,
+        place,
         profiles,
         value,
         detail,
     }
 }
 
-const fn machine(
-    name: &'static str,
-    profiles: &'static [Profile],
-    value: Value,
-    detail: &'static str,
-) -> Property {
-    Property {
-        name,
-        place: Where::Machine,
-        profiles,
-        value,
-        detail,
-    }
-}
+use Where::{Machine, State};
 
-/// Every property. The outcome mappings are the `abci` outcomes' names (a test of the crate ties them).
+/// Every property, one per line (a table is easier to read unformatted). The outcome mappings are the `abci`
+/// outcomes' names (a test of the crate ties them).
+#[rustfmt::skip]
 pub(crate) const PROPERTIES: &[Property] = &[
-    state("reads", ALL, Value::Keys, "keys the state reads"),
-    state("writes", ALL, Value::Keys, "keys the state writes"),
-    state(
-        "requires",
-        ALL,
-        Value::Keys,
-        "keys required on entry (start states)",
-    ),
-    state(
-        "ensures",
-        ALL,
-        Value::Keys,
-        "keys guaranteed on exit (final states)",
-    ),
-    state("done", ABCI, Value::Event, "maps this outcome to an event"),
-    state("none", ABCI, Value::Event, "maps this outcome to an event"),
-    state(
-        "no_majority",
-        ABCI,
-        Value::Event,
-        "maps this outcome to an event",
-    ),
-    state(
-        "negative",
-        ABCI,
-        Value::Event,
-        "maps this outcome to an event",
-    ),
-    state("fail", ABCI, Value::Event, "maps this outcome to an event"),
-    state(
-        "reset",
-        ABCI,
-        Value::Flag,
-        "a new period starts after `DONE`",
-    ),
-    state("payload", ABCI, Value::Text, "the Rust type agents submit"),
-    state("registration", ABCI, Value::Flag, "registers the agents"),
-    state("elects_keeper", ABCI, Value::Flag, "agrees on the keeper"),
-    state(
-        "template",
-        &[Profile::Genie],
-        Value::Text,
-        "the Jinja2 template",
-    ),
-    state(
-        "acting",
-        &[Profile::Staged],
-        Value::Agents,
-        "agents acting in the stage",
-    ),
-    state(
-        "rewarded",
-        &[Profile::Staged],
-        Value::Agents,
-        "agents rewarded in the stage",
-    ),
-    state(
-        "handler",
-        &[Profile::Staged],
-        Value::Flag,
-        "user code chooses the next stage",
-    ),
-    machine("label", ABCI, Value::Text, "the app's Open Autonomy label"),
-    machine(
-        "roles",
-        &[Profile::Dialogue],
-        Value::Names,
-        "the dialogue's two roles",
-    ),
-    machine(
-        "agents",
-        &[Profile::Staged],
-        Value::Names,
-        "the environment's agents",
-    ),
+    prop(State, "reads", ALL, Value::Keys, "keys the state reads"),
+    prop(State, "writes", ALL, Value::Keys, "keys the state writes"),
+    prop(State, "requires", ALL, Value::Keys, "keys required on entry (start states)"),
+    prop(State, "ensures", ALL, Value::Keys, "keys guaranteed on exit (final states)"),
+    prop(State, "done", ABCI, Value::Event, "maps this outcome to an event"),
+    prop(State, "none", ABCI, Value::Event, "maps this outcome to an event"),
+    prop(State, "no_majority", ABCI, Value::Event, "maps this outcome to an event"),
+    prop(State, "negative", ABCI, Value::Event, "maps this outcome to an event"),
+    prop(State, "fail", ABCI, Value::Event, "maps this outcome to an event"),
+    prop(State, "reset", ABCI, Value::Flag, "a new period starts after `DONE`"),
+    prop(State, "payload", ABCI, Value::Text, "the Rust type agents submit"),
+    prop(State, "registration", ABCI, Value::Flag, "registers the agents"),
+    prop(State, "elects_keeper", ABCI, Value::Flag, "agrees on the keeper"),
+    prop(State, "template", &[Profile::Genie], Value::Text, "the Jinja2 template"),
+    prop(State, "acting", &[Profile::Staged], Value::Agents, "agents acting in the stage"),
+    prop(State, "rewarded", &[Profile::Staged], Value::Agents, "agents rewarded in the stage"),
+    prop(State, "handler", &[Profile::Staged], Value::Flag, "user code chooses the next stage"),
+    prop(Machine, "label", ABCI, Value::Text, "the app's Open Autonomy label"),
+    prop(Machine, "roles", &[Profile::Dialogue], Value::Names, "the dialogue's two roles"),
+    prop(Machine, "agents", &[Profile::Staged], Value::Names, "the environment's agents"),
 ];
