@@ -3,15 +3,17 @@
 
 use std::fmt::{self, Display, Formatter};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+use std::task::{Wake, Waker};
 use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc::UnboundedSender;
 use tracing::{info, warn};
 
 use fsmc_runtime::app::{
-    AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, ConsensusLayer, Genesis, Node,
-    NodeError, Tx,
+    Acted, AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, ConsensusLayer, Drive,
+    Genesis, Node, NodeError, Tx,
 };
 use malachitebft_app_channel::app::types::Keypair;
 use malachitebft_app_channel::app::types::codec::Codec;
@@ -27,8 +29,8 @@ use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
 use crate::types::{BlockValue, FsmcContext, ValidatorSet};
 
-/// How long [`ConsensusLayer::next_block`] waits for a block before letting the replica act.
-const BLOCK_WAIT: Duration = Duration::from_millis(20);
+/// How long the node waits for a block or a wake before stepping anyway (a behaviour that forgot to wake).
+const IDLE_WAIT: Duration = Duration::from_millis(100);
 
 /// Why a node stopped.
 #[derive(Debug)]
@@ -92,8 +94,38 @@ impl From<StoreError> for RunError {
 /// The engine as the replica sees it: decided blocks in, app hashes and transactions out.
 pub struct EngineLayer {
     blocks: Receiver<ToApp>,
+    /// A message [`EngineLayer::wait`] received and the next step takes first.
+    next: Option<ToApp>,
     commits: UnboundedSender<(u64, AppHash)>,
     submits: UnboundedSender<Vec<u8>>,
+}
+
+impl EngineLayer {
+    /// Waits until a block, a halt or a behaviour's wake arrives, or `timeout` passes; keeps it for the step.
+    fn wait(&mut self, timeout: Duration) {
+        if self.next.is_none() {
+            match self.blocks.recv_timeout(timeout) {
+                Ok(msg) => self.next = Some(msg),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.next = Some(ToApp::Halt("the consensus engine stopped".into()))
+                }
+            }
+        }
+    }
+}
+
+/// Wakes the node's loop: a behaviour's work that can go on asks for a step.
+struct LoopWaker(Sender<ToApp>);
+
+impl Wake for LoopWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let _ = self.0.send(ToApp::Wake);
+    }
 }
 
 /// The engine stopped the node.
@@ -117,13 +149,24 @@ impl ConsensusLayer for EngineLayer {
             .map_err(|_| Halted("the consensus engine stopped".into()))
     }
 
+    /// What [`EngineLayer::wait`] received, then whatever else has arrived: never waits, so the replica acts
+    /// on a new round as soon as its block is applied.
     fn next_block(&mut self) -> Result<Option<Block>, Halted> {
-        match self.blocks.recv_timeout(BLOCK_WAIT) {
-            Ok(ToApp::Block(block)) => Ok(Some(block)),
-            Ok(ToApp::Halt(why)) => Err(Halted(why)),
-            Err(RecvTimeoutError::Timeout) => Ok(None),
-            Err(RecvTimeoutError::Disconnected) => {
-                Err(Halted("the consensus engine stopped".into()))
+        loop {
+            let msg = match self.next.take() {
+                Some(msg) => msg,
+                None => match self.blocks.try_recv() {
+                    Ok(msg) => msg,
+                    Err(TryRecvError::Empty) => return Ok(None),
+                    Err(TryRecvError::Disconnected) => {
+                        return Err(Halted("the consensus engine stopped".into()));
+                    }
+                },
+            };
+            match msg {
+                ToApp::Block(block) => return Ok(Some(block)),
+                ToApp::Halt(why) => return Err(Halted(why)),
+                ToApp::Wake => {}
             }
         }
     }
@@ -157,15 +200,19 @@ pub trait Observer<S: AppSpec> {
     fn replayed(&mut self, _height: u64, _app_hash: AppHash) {}
     /// A decided block was applied; `app` is the replica after the blocks of this step.
     fn applied(&mut self, app: &App<S>, report: &BlockReport<S>);
+    /// The behaviour's work for a round ended: submitted, abstained, panicked or cancelled.
+    fn acted(&mut self, _app: &App<S>, _acted: &Acted) {}
 }
 
-/// Runs the node whose home is `home`, with `agent` as its behaviour, until the engine or a check stops it.
+/// Runs the node whose home is `home`, with `agent` as its behaviour and `logic` deciding the app's custom
+/// rounds, until the engine or a check stops it.
 ///
 /// Before the engine starts, the replica replays the node's own block store, and each block must give back
 /// the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
-pub fn run_node<S: AppSpec>(
+pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Path,
-    agent: Box<S::Agent>,
+    agent: Arc<B>,
+    logic: Arc<S::Logic>,
     observer: &mut dyn Observer<S>,
 ) -> Result<(), RunError> {
     let home = Home::load(home)?;
@@ -174,7 +221,7 @@ pub fn run_node<S: AppSpec>(
     for warning in &opened.warnings {
         warn!("{warning}");
     }
-    let mut node = new_node::<S>(&home, &validators, agent)?;
+    let mut node = new_node::<S, B>(&home, &validators, agent, logic)?;
     let tip = replay(&mut node, home.genesis.genesis_time_ms, &opened.blocks)?;
     if tip.height > 0 {
         info!(height = tip.height, "replayed the block store");
@@ -182,6 +229,7 @@ pub fn run_node<S: AppSpec>(
     }
 
     let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
+    node.set_waker(Waker::from(Arc::new(LoopWaker(blocks_tx.clone()))));
     let (commits_tx, commits_rx) = tokio::sync::mpsc::unbounded_channel();
     let (submits_tx, submits_rx) = tokio::sync::mpsc::unbounded_channel();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -198,10 +246,15 @@ pub fn run_node<S: AppSpec>(
 
     let mut layer = EngineLayer {
         blocks: blocks_rx,
+        next: None,
         commits: commits_tx,
         submits: submits_tx,
     };
-    let error = drive(&mut node, &mut layer, observer);
+    // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
+    let error = {
+        let _io = runtime.enter();
+        drive(&mut node, &mut layer, observer)
+    };
     // The engine's actors are cancelled; none of them may hold the process up.
     runtime.shutdown_timeout(Duration::from_secs(1));
     Err(error)
@@ -209,11 +262,12 @@ pub fn run_node<S: AppSpec>(
 
 /// The node's replica before any block, for the agent `home`'s key names: the genesis validators are the
 /// app's agents.
-fn new_node<S: AppSpec>(
+fn new_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Home,
     validators: &ValidatorSet,
-    agent: Box<S::Agent>,
-) -> Result<Node<S>, RunError> {
+    agent: Arc<B>,
+    logic: Arc<S::Logic>,
+) -> Result<Node<S, B>, RunError> {
     let agents: Vec<AgentId> = validators
         .validators()
         .iter()
@@ -221,15 +275,15 @@ fn new_node<S: AppSpec>(
         .collect();
     let mut genesis = Genesis::new(agents, home.genesis.genesis_time_ms);
     genesis.history_depth = home.genesis.history_depth;
-    let app = App::<S>::new(genesis).map_err(RunError::App)?;
+    let app = App::<S>::with_rounds(genesis, logic).map_err(RunError::App)?;
     let me = home.key.public_key().address();
     Ok(Node::new(app, me.to_string(), agent))
 }
 
 /// Recovery: the replica comes back to the state it had, block by block, each checked against the hash
 /// stored with it, before the engine is asked for anything. Returns the last block replayed.
-fn replay<S: AppSpec>(
-    node: &mut Node<S>,
+fn replay<S: Drive<B>, B: Send + Sync + 'static>(
+    node: &mut Node<S, B>,
     genesis_time_ms: u64,
     blocks: &[StoredBlock],
 ) -> Result<Tip, RunError> {
@@ -346,21 +400,26 @@ async fn start_engine_for(
 }
 
 /// Feeds the replica the engine's blocks and lets it act, until the engine or the replica stops; returns why.
-fn drive<S: AppSpec>(
-    node: &mut Node<S>,
+/// It waits for a block, a halt or a behaviour's wake, then steps at once: a new round's payload leaves as
+/// soon as the block that opened the round is applied.
+fn drive<S: Drive<B>, B: Send + Sync + 'static>(
+    node: &mut Node<S, B>,
     layer: &mut EngineLayer,
     observer: &mut dyn Observer<S>,
 ) -> RunError {
     loop {
+        layer.wait(IDLE_WAIT);
         match node.step(layer) {
-            Ok(reports) => {
-                for report in &reports {
+            Ok(stepped) => {
+                for report in &stepped.blocks {
                     observer.applied(node.app(), report);
+                }
+                for acted in &stepped.acted {
+                    observer.acted(node.app(), acted);
                 }
             }
             Err(NodeError::Engine(Halted(why))) => return RunError::Halted(why),
             Err(NodeError::App(e)) => return RunError::App(e),
-            Err(NodeError::Encode(e)) => return RunError::Halted(e.to_string()),
         }
     }
 }

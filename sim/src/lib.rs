@@ -17,14 +17,15 @@
 //! collection is ordered, and the only randomness is a seeded ChaCha generator.
 
 use fsmc_runtime::app::{
-    AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, Cause, ConsensusLayer, Genesis,
-    Node, NodeError, Submission, Tx,
+    Acted, AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, Cause, ConsensusLayer, Drive,
+    Genesis, NoRounds, Node, NodeError, Submission, Tx, now_or_never,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::convert::Infallible;
 use std::fmt::{self, Display, Formatter};
+use std::sync::Arc;
 
 /// How the simulated network behaves.
 #[derive(Clone, Debug)]
@@ -41,6 +42,12 @@ pub struct Config {
     pub history_depth: usize,
     /// Whether to record what every replica did at every height (for traces).
     pub trace: bool,
+    /// Whether behaviours do real I/O (an HTTP call): then simulated time waits for them, one poll every
+    /// [`Config::poll_ms`] of real and simulated time, instead of running ahead while they wait. Off, a
+    /// behaviour must finish without waiting, and the run is a function of the seed alone.
+    pub real_io: bool,
+    /// How often a replica whose behaviour waits is polled, in milliseconds.
+    pub poll_ms: u64,
 }
 
 impl Config {
@@ -53,12 +60,14 @@ impl Config {
             latency_ms: (5, 250),
             history_depth: 3,
             trace: true,
+            real_io: false,
+            poll_ms: 10,
         }
     }
 }
 
 /// How an agent misbehaves.
-pub enum Fault<S: AppSpec> {
+pub enum Fault<S: AppSpec, B> {
     /// It follows its behaviour.
     Honest,
     /// It sends nothing while the app is in a state the predicate accepts (a keeper that never submits).
@@ -67,7 +76,7 @@ pub enum Fault<S: AppSpec> {
     /// after the honest one, at random, and even in rounds where it is not expected to send), bytes that are
     /// not a submission, its payload addressed to another round, and a payload that is not of the round's
     /// type.
-    Byzantine(Box<S::Agent>),
+    Byzantine(Arc<B>),
 }
 
 /// A replica's view of one height, recorded when it applied the block.
@@ -180,18 +189,20 @@ impl ConsensusLayer for Port {
     }
 }
 
-struct Replica<S: AppSpec> {
+struct Replica<S: AppSpec, B> {
     id: AgentId,
     /// `None` while crashed.
-    node: Option<Node<S>>,
+    node: Option<Node<S, B>>,
     /// Durable: every block this replica applied, kept across crashes.
     store: Vec<Block>,
     /// The highest height delivered to it.
     known: u64,
     isolated: bool,
-    fault: Fault<S>,
+    fault: Fault<S, B>,
     /// Every (height, hash) it committed, across restarts.
     log: Vec<(u64, AppHash)>,
+    /// What became of its behaviour's work, with the simulated time, across restarts.
+    acted: Vec<(u64, Acted)>,
 }
 
 enum Msg {
@@ -199,10 +210,11 @@ enum Msg {
     Tx { to: usize, tx: Tx },
     Block { to: usize, height: u64 },
     Sync { to: usize },
+    Poll { to: usize },
 }
 
-/// A network of replicas of app `S`.
-pub struct Network<S: AppSpec> {
+/// A network of replicas of app `S`, each agent running a behaviour of type `B`.
+pub struct Network<S: AppSpec, B> {
     config: Config,
     genesis: Genesis,
     rng: ChaCha8Rng,
@@ -215,13 +227,26 @@ pub struct Network<S: AppSpec> {
     mempools: Vec<BTreeMap<u64, Tx>>,
     /// Transactions already in a block, so a late copy is not ordered twice.
     included: BTreeSet<Tx>,
-    replicas: Vec<Replica<S>>,
+    replicas: Vec<Replica<S, B>>,
     trace: Vec<Height>,
+    logic: Arc<S::Logic>,
 }
 
-impl<S: AppSpec> Network<S> {
+impl<S: AppSpec<Logic = NoRounds> + Drive<B>, B: Send + Sync + 'static> Network<S, B> {
     /// A network of one replica per agent, each running its behaviour, all at genesis.
-    pub fn new(config: Config, agents: Vec<(AgentId, Box<S::Agent>)>) -> Result<Self, SimError> {
+    pub fn new(config: Config, agents: Vec<(AgentId, Arc<B>)>) -> Result<Self, SimError> {
+        Network::with_rounds(config, agents, Arc::new(NoRounds))
+    }
+}
+
+impl<S: AppSpec + Drive<B>, B: Send + Sync + 'static> Network<S, B> {
+    /// A network of one replica per agent, each running its behaviour, all at genesis, with `logic` deciding
+    /// the app's custom rounds on every replica.
+    pub fn with_rounds(
+        config: Config,
+        agents: Vec<(AgentId, Arc<B>)>,
+        logic: Arc<S::Logic>,
+    ) -> Result<Self, SimError> {
         let mut genesis = Genesis::new(
             agents.iter().map(|(id, _)| id.clone()),
             config.genesis_time_ms,
@@ -229,7 +254,8 @@ impl<S: AppSpec> Network<S> {
         genesis.history_depth = config.history_depth;
         let mut replicas = Vec::new();
         for (i, (id, agent)) in agents.into_iter().enumerate() {
-            let app = App::new(genesis.clone()).map_err(|e| SimError::App(i, e))?;
+            let app = App::with_rounds(genesis.clone(), Arc::clone(&logic))
+                .map_err(|e| SimError::App(i, e))?;
             replicas.push(Replica {
                 node: Some(Node::new(app, id.clone(), agent)),
                 id,
@@ -238,6 +264,7 @@ impl<S: AppSpec> Network<S> {
                 isolated: false,
                 fault: Fault::Honest,
                 log: Vec::new(),
+                acted: Vec::new(),
             });
         }
         let n = replicas.len();
@@ -254,6 +281,7 @@ impl<S: AppSpec> Network<S> {
             trace: Vec::new(),
             genesis,
             config,
+            logic,
         };
         // Every agent acts on the first round before any block.
         for i in 0..n {
@@ -265,7 +293,7 @@ impl<S: AppSpec> Network<S> {
     }
 
     /// Makes replica `i` misbehave as `fault` says from now on.
-    pub fn set_fault(&mut self, i: usize, fault: Fault<S>) {
+    pub fn set_fault(&mut self, i: usize, fault: Fault<S, B>) {
         if let Some(r) = self.replicas.get_mut(i) {
             r.fault = fault;
         }
@@ -280,11 +308,12 @@ impl<S: AppSpec> Network<S> {
 
     /// Restarts crashed replica `i` with `agent`: a replica at genesis replays the blocks in its store, must
     /// come back to the hash it had committed, then syncs the blocks it missed from the network.
-    pub fn restart(&mut self, i: usize, agent: Box<S::Agent>) -> Result<(), SimError> {
+    pub fn restart(&mut self, i: usize, agent: Arc<B>) -> Result<(), SimError> {
         let Some(r) = self.replicas.get_mut(i) else {
             return Ok(());
         };
-        let app = App::new(self.genesis.clone()).map_err(|e| SimError::App(i, e))?;
+        let app = App::with_rounds(self.genesis.clone(), Arc::clone(&self.logic))
+            .map_err(|e| SimError::App(i, e))?;
         let mut node = Node::new(app, r.id.clone(), agent);
         let hash = node.replay(&r.store).map_err(|e| SimError::App(i, e))?;
         if let Some(&(height, before)) = r.log.last()
@@ -387,6 +416,14 @@ impl<S: AppSpec> Network<S> {
                     self.run_replica(to)?;
                 }
             }
+            Msg::Poll { to } => {
+                if self.config.real_io {
+                    std::thread::sleep(std::time::Duration::from_millis(self.config.poll_ms));
+                }
+                if self.replicas[to].node.is_some() {
+                    self.run_replica(to)?;
+                }
+            }
         }
         Ok(())
     }
@@ -456,11 +493,14 @@ impl<S: AppSpec> Network<S> {
         if let Some(blocks) = self.chain.get(from..to) {
             port.blocks.extend(blocks.iter().cloned());
         }
-        let reports = node.step(&mut port).map_err(|e| match e {
+        let stepped = node.step(&mut port).map_err(|e| match e {
             NodeError::App(e) => SimError::App(i, e),
-            NodeError::Encode(e) => SimError::Node(i, e.to_string()),
             NodeError::Engine(never) => match never {},
         })?;
+        let reports = stepped.blocks;
+        let now = self.now;
+        r.acted.extend(stepped.acted.into_iter().map(|a| (now, a)));
+        let working = node.is_working();
         let state = node.app().state();
         for report in &reports {
             if let Some(b) = self.chain.get(
@@ -483,9 +523,14 @@ impl<S: AppSpec> Network<S> {
             Fault::Byzantine(evil) => {
                 let app = node.app();
                 let round = app.round_count();
+                // The other behaviour's payload, when it has one at once: sent even where this agent is not
+                // expected to send.
                 let evil_tx = app
-                    .act_unchecked(&r.id, evil.as_mut())
-                    .map_err(|e| SimError::Node(i, e.to_string()))?;
+                    .context(&r.id)
+                    .and_then(|ctx| S::act(evil, ctx))
+                    .and_then(now_or_never)
+                    .and_then(Result::ok)
+                    .map(|payload| app.submission(payload));
                 let mut extra = Vec::new();
                 if let Some(tx) = evil_tx {
                     extra.push(tx);
@@ -520,6 +565,10 @@ impl<S: AppSpec> Network<S> {
         }
         if self.config.trace {
             self.record(i, &reports);
+        }
+        if working {
+            let at = self.now + self.config.poll_ms;
+            self.schedule(at, Msg::Poll { to: i });
         }
         let sender = self.replicas[i].id.clone();
         for data in outbox {
@@ -602,7 +651,9 @@ impl<S: AppSpec> Network<S> {
     fn below(&mut self, n: u64) -> u64 {
         self.rng.next_u64() % n.max(1)
     }
+}
 
+impl<S: AppSpec, B> Network<S, B> {
     /// Simulated time now.
     pub fn now(&self) -> u64 {
         self.now
@@ -629,8 +680,14 @@ impl<S: AppSpec> Network<S> {
     }
 
     /// Replica `i`'s behaviour, unless it is crashed.
-    pub fn agent_mut(&mut self, i: usize) -> Option<&mut S::Agent> {
-        self.replicas.get_mut(i)?.node.as_mut().map(Node::agent_mut)
+    pub fn agent(&self, i: usize) -> Option<&Arc<B>> {
+        self.replicas.get(i)?.node.as_ref().map(Node::agent)
+    }
+
+    /// What became of replica `i`'s behaviour's work, round by round, with the simulated time: payloads
+    /// submitted, abstentions, panics, work cancelled when its round ended.
+    pub fn acted(&self, i: usize) -> &[(u64, Acted)] {
+        self.replicas.get(i).map_or(&[], |r| r.acted.as_slice())
     }
 
     /// The agent of replica `i`.

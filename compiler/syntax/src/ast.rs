@@ -121,6 +121,8 @@ pub enum PropValue {
     Assign(Name),
     Text(Name),
     Duration(Name),
+    /// A whole number as written: `confirmations 10;`.
+    Number(Name),
     List(Vec<Name>),
 }
 

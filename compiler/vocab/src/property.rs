@@ -25,6 +25,8 @@ pub enum Value {
     Event,
     /// A string: `payload "u64";`.
     Text,
+    /// A whole number: `confirmations 10;`.
+    Number,
     /// Nothing: the property's presence is its meaning (`reset;`).
     Flag,
 }
@@ -79,6 +81,7 @@ pub(crate) const PROPERTIES: &[Property] = &[
     prop(State, "payload", ABCI, Value::Text, "the Rust type agents submit"),
     prop(State, "registration", ABCI, Value::Flag, "registers the agents"),
     prop(State, "elects_keeper", ABCI, Value::Flag, "agrees on the keeper"),
+    prop(State, "confirmations", ABCI, Value::Number, "blocks a threshold round waits after its threshold"),
     prop(State, "template", &[Profile::Genie], Value::Text, "the Jinja2 template"),
     prop(State, "acting", &[Profile::Staged], Value::Agents, "agents acting in the stage"),
     prop(State, "rewarded", &[Profile::Staged], Value::Agents, "agents rewarded in the stage"),

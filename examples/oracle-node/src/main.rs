@@ -17,7 +17,9 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use fsmc_examples::oracle::Agent;
-use fsmc_examples::oracle::oracle_abci_app::{Behaviour, Spec};
+use fsmc_examples::oracle::oracle_abci_app::Spec;
+use fsmc_runtime::app::NoRounds;
+use std::sync::Arc;
 use fsmc_malachite::config::{Home, TestnetOptions, write_testnet};
 use fsmc_malachite::launch::{NodeProcess, TraceLine};
 use fsmc_malachite::{Observer, run_node, stored_hashes};
@@ -173,11 +175,11 @@ fn start(home: &Path, log: tracing::Level) -> Result<()> {
     fsmc_malachite::init_logging(log);
     let config = Home::load(home)?;
     // The same behaviour as in the simulation: agent i of the service.
-    let agent: Box<dyn Behaviour> = Box::new(Agent::new(config.settings.index));
+    let agent = Arc::new(Agent::new(config.settings.index));
     let mut printer = Printer {
         genesis_ms: config.genesis.genesis_time_ms,
     };
-    run_node::<Spec>(home, agent, &mut printer)?;
+    run_node::<Spec, Agent>(home, agent, Arc::new(NoRounds), &mut printer)?;
     Ok(())
 }
 

@@ -4,9 +4,9 @@
 //! elected without it; agent 3 crashes after the first period and restarts later, replaying its own blocks
 //! and syncing the rest. Every block prints the transitions it caused and each replica's state and app hash.
 
-use fsmc_examples::oracle::oracle_abci_app::Behaviour;
 use fsmc_examples::oracle::{self, Agent};
 use fsmc_sim::{Config, Network};
+use std::sync::Arc;
 
 fn main() {
     if let Err(e) = run() {
@@ -21,18 +21,19 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .map_or(Ok(7), |s| s.parse::<u64>())?;
     let agents = (0..4)
         .map(|i| {
-            let agent = Agent {
-                chain_ok: i != 1,
-                ..Agent::new(i)
+            let agent = if i == 1 {
+                Agent::new(i).chain_down()
+            } else {
+                Agent::new(i)
             };
-            (oracle::agent_id(i), Box::new(agent) as Box<dyn Behaviour>)
+            (oracle::agent_id(i), Arc::new(agent))
         })
         .collect();
     let mut net = Network::new(Config::new(seed), agents)?;
     oracle::run_periods(&mut net, 1, 600_000)?;
     net.crash(3);
     net.run_for(20_000)?;
-    net.restart(3, Box::new(Agent::new(3)))?;
+    net.restart(3, Arc::new(Agent::new(3)))?;
     oracle::run_periods(&mut net, 4, 600_000)?;
 
     for h in net.trace() {

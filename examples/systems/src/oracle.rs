@@ -9,11 +9,13 @@
 
 fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm");
 
-use fsmc_runtime::app::AgentId;
+use fsmc_runtime::app::{Abstain, AgentId};
 use fsmc_sim::{Config, Height, Network, SimError};
 use oracle_abci_app::{Behaviour, Context, Spec, State};
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The asset the service reports on: every agent registers with it.
 pub const ASSET: &str = "ETH/USD";
@@ -27,12 +29,13 @@ pub fn agent_id(i: usize) -> AgentId {
 }
 
 /// One agent instance: its own price source and its own chain client.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Agent {
     /// How far this agent's price source is off the market, in cents: sources disagree a little.
     pub bias: i64,
-    /// Whether its chain client works; a keeper whose client fails reports failure.
-    pub chain_ok: bool,
+    /// Whether its chain client works; a keeper whose client fails reports failure. Shared with the test or
+    /// operator that breaks it, while the agent runs.
+    pub chain_ok: AtomicBool,
 }
 
 impl Agent {
@@ -40,8 +43,14 @@ impl Agent {
     pub fn new(i: usize) -> Agent {
         Agent {
             bias: i64::try_from(i % 5).unwrap_or(0) * 3 - 6,
-            chain_ok: true,
+            chain_ok: AtomicBool::new(true),
         }
+    }
+
+    /// The same agent, with its chain client down.
+    pub fn chain_down(self) -> Agent {
+        self.chain_ok.store(false, Ordering::SeqCst);
+        self
     }
 
     /// The market price (in cents) this agent's source shows in round `round`. The market moves with time,
@@ -62,98 +71,104 @@ pub fn report_tx(estimate: u64, period: u64) -> String {
 }
 
 impl Behaviour for Agent {
-    fn registration_startup_round(&mut self, _: &Context<'_>) -> String {
-        ASSET.to_string()
+    async fn registration_startup_round(&self, _: Context) -> Result<String, Abstain> {
+        Ok(ASSET.to_string())
     }
 
-    fn registration_round(&mut self, _: &Context<'_>) -> String {
-        ASSET.to_string()
+    async fn registration_round(&self, _: Context) -> Result<String, Abstain> {
+        Ok(ASSET.to_string())
     }
 
-    fn collect_observation_round(&mut self, ctx: &Context<'_>) -> u64 {
-        self.observe(ctx.round_count())
+    async fn collect_observation_round(&self, ctx: Context) -> Result<u64, Abstain> {
+        Ok(self.observe(ctx.round_count()))
     }
 
     /// The median of the observations the round collected: the same on every replica.
-    fn estimate_consensus_round(&mut self, ctx: &Context<'_>) -> Option<u64> {
-        let mut prices: Vec<u64> = ctx
-            .data()
-            .observations
-            .as_ref()?
-            .values()
-            .copied()
-            .collect();
+    async fn estimate_consensus_round(&self, ctx: Context) -> Result<Option<u64>, Abstain> {
+        let Some(observations) = ctx.data().observations.as_ref() else {
+            return Ok(None);
+        };
+        let mut prices: Vec<u64> = observations.values().copied().collect();
         prices.sort_unstable();
-        prices.get(prices.len() / 2).copied()
+        Ok(prices.get(prices.len() / 2).copied())
     }
 
     /// No transaction when the price moved less than [`MIN_MOVE`] since the last report.
-    fn tx_hash_round(&mut self, ctx: &Context<'_>) -> Option<String> {
-        let estimate = ctx.data().estimate?;
+    async fn tx_hash_round(&self, ctx: Context) -> Result<Option<String>, Abstain> {
+        let Some(estimate) = ctx.data().estimate else {
+            return Ok(None);
+        };
         if let Some(last) = ctx.data().last_reported_price
             && estimate.abs_diff(last) < MIN_MOVE
         {
-            return None;
+            return Ok(None);
         }
-        Some(report_tx(estimate, ctx.period()))
+        Ok(Some(report_tx(estimate, ctx.period())))
     }
 
     /// Randomness every agent computes alike from replicated facts, never from local entropy.
-    fn randomness_round(&mut self, ctx: &Context<'_>) -> [u8; 32] {
+    async fn randomness_round(&self, ctx: Context) -> Result<[u8; 32], Abstain> {
         let mut h = Sha256::new();
         h.update(ctx.period().to_le_bytes());
         h.update(ctx.round_count().to_le_bytes());
         h.update(ctx.data().estimate.unwrap_or(0).to_le_bytes());
-        h.finalize().into()
+        Ok(h.finalize().into())
     }
 
-    fn select_keeper_round(&mut self, ctx: &Context<'_>) -> String {
+    async fn select_keeper_round(&self, ctx: Context) -> Result<String, Abstain> {
         let seed = ctx.data().most_voted_randomness.unwrap_or([0; 32]);
-        ctx.next_keeper(&seed).unwrap_or_default()
+        ctx.next_keeper(&seed)
+            .ok_or_else(|| Abstain::new("no participant may be elected"))
     }
 
     /// The keeper sends the transaction; it reports the settled hash and the price, or failure.
-    fn submit_price_round(&mut self, ctx: &Context<'_>) -> Option<(String, u64)> {
-        if !self.chain_ok {
-            return None;
+    async fn submit_price_round(&self, ctx: Context) -> Result<Option<(String, u64)>, Abstain> {
+        if !self.chain_ok.load(Ordering::SeqCst) {
+            return Ok(None);
         }
         let data = ctx.data();
-        Some((
-            format!("{}-settled", data.tx_hash.as_ref()?),
-            data.estimate?,
-        ))
+        let (Some(tx), Some(estimate)) = (data.tx_hash.as_ref(), data.estimate) else {
+            return Ok(None);
+        };
+        Ok(Some((format!("{tx}-settled"), estimate)))
     }
 
     /// Each agent checks the chain itself: the settled transaction must be the agreed report.
-    fn validate_price_round(&mut self, ctx: &Context<'_>) -> Option<bool> {
+    async fn validate_price_round(&self, ctx: Context) -> Result<Option<bool>, Abstain> {
         let data = ctx.data();
-        let (settled, tx, estimate) = (
-            data.final_tx_hash.as_ref()?,
-            data.tx_hash.as_ref()?,
-            data.estimate?,
-        );
-        Some(*settled == format!("{tx}-settled") && data.last_reported_price == Some(estimate))
+        let (Some(settled), Some(tx), Some(estimate)) = (
+            data.final_tx_hash.as_ref(),
+            data.tx_hash.as_ref(),
+            data.estimate,
+        ) else {
+            return Ok(None);
+        };
+        Ok(Some(
+            *settled == format!("{tx}-settled") && data.last_reported_price == Some(estimate),
+        ))
     }
 
-    fn reset_and_pause_round(&mut self, ctx: &Context<'_>) -> u64 {
-        ctx.period()
+    async fn reset_and_pause_round(&self, ctx: Context) -> Result<u64, Abstain> {
+        Ok(ctx.period())
     }
 }
 
-/// The agents of an `n`-agent service, boxed as the simulation takes them.
-pub fn agents(n: usize) -> Vec<(AgentId, Box<dyn Behaviour>)> {
-    (0..n)
-        .map(|i| (agent_id(i), Box::new(Agent::new(i)) as Box<dyn Behaviour>))
-        .collect()
+/// The agents of an `n`-agent service.
+pub fn agents(n: usize) -> Vec<(AgentId, Arc<Agent>)> {
+    (0..n).map(|i| (agent_id(i), Arc::new(Agent::new(i)))).collect()
 }
 
 /// A simulated network of `n` agents running the oracle, seeded.
-pub fn network(seed: u64, n: usize) -> Result<Network<Spec>, SimError> {
+pub fn network(seed: u64, n: usize) -> Result<Network<Spec, Agent>, SimError> {
     Network::new(Config::new(seed), agents(n))
 }
 
 /// Runs until every live replica has completed `periods` periods, or `limit_ms` of simulated time pass.
-pub fn run_periods(net: &mut Network<Spec>, periods: u64, limit_ms: u64) -> Result<bool, SimError> {
+pub fn run_periods<B: Behaviour>(
+    net: &mut Network<Spec, B>,
+    periods: u64,
+    limit_ms: u64,
+) -> Result<bool, SimError> {
     net.run_until(limit_ms, |net| {
         (0..net.len())
             .filter_map(|i| net.app(i))
@@ -162,7 +177,7 @@ pub fn run_periods(net: &mut Network<Spec>, periods: u64, limit_ms: u64) -> Resu
 }
 
 /// One line per block, then each replica's state and short app hash (`-` if it has not applied the block).
-pub fn format_height(net: &Network<Spec>, h: &Height) -> String {
+pub fn format_height<B>(net: &Network<Spec, B>, h: &Height) -> String {
     let mut out = String::new();
     let event = h
         .replicas

@@ -6,12 +6,14 @@ use fsmc_examples::oracle::{self, Agent, agent_id, is_submit};
 use fsmc_runtime::app::{AppHash, Cause};
 use fsmc_runtime::rounds::OutcomeKind;
 use fsmc_sim::{Config, Fault, Network, Transition};
+use fsmc_runtime::app::Abstain;
 use oracle::oracle_abci_app::{Behaviour, Context, Spec, State};
+use std::sync::Arc;
 
 /// Generous: a period takes about ten blocks of one second.
 const LIMIT_MS: u64 = 3_600_000;
 
-fn steps(net: &Network<Spec>, replica: usize) -> Vec<Transition> {
+fn steps<B>(net: &Network<Spec, B>, replica: usize) -> Vec<Transition> {
     net.trace()
         .iter()
         .filter_map(|h| h.replicas.get(replica).cloned().flatten())
@@ -19,7 +21,7 @@ fn steps(net: &Network<Spec>, replica: usize) -> Vec<Transition> {
         .collect()
 }
 
-fn log(net: &Network<Spec>, i: usize) -> Vec<(u64, AppHash)> {
+fn log<B>(net: &Network<Spec, B>, i: usize) -> Vec<(u64, AppHash)> {
     net.log(i).to_vec()
 }
 
@@ -181,10 +183,7 @@ fn a_silent_keeper_is_replaced_after_the_keeper_timeout() {
 #[test]
 fn a_keeper_whose_chain_client_fails_is_not_elected_again_in_the_period() {
     let mut agents = oracle::agents(4);
-    agents[2].1 = Box::new(Agent {
-        chain_ok: false,
-        ..Agent::new(2)
-    });
+    agents[2].1 = Arc::new(Agent::new(2).chain_down());
     let mut net = Network::new(Config::new(3), agents).unwrap();
     assert!(oracle::run_periods(&mut net, 6, LIMIT_MS).unwrap());
     let trail = steps(&net, 0);
@@ -217,7 +216,7 @@ fn a_restarted_agent_catches_up_to_the_same_hash() {
         net.run_for(45_000).unwrap();
         let behind = net.log(1).len();
         assert!(behind < net.chain().len(), "it missed blocks while down");
-        net.restart(1, Box::new(Agent::new(1))).unwrap();
+        net.restart(1, Arc::new(Agent::new(1))).unwrap();
         assert!(oracle::run_periods(&mut net, 3, LIMIT_MS).unwrap());
         net.agreement().unwrap();
         let n = same_prefix(&log(&net, 1), &log(&net, 0), &format!("seed {seed}"));
@@ -242,58 +241,93 @@ fn a_partitioned_agent_syncs_when_the_partition_heals() {
     );
 }
 
-/// An agent that lies in every round: other prices, other estimates, itself as keeper, votes against.
-struct Liar;
+/// An agent of the fault tests: an honest one, or one that lies in every round (other prices, other
+/// estimates, itself or a failed keeper as keeper, votes against).
+enum Tested {
+    Honest(Agent),
+    Liar,
+}
 
-impl Behaviour for Liar {
-    fn registration_startup_round(&mut self, _: &Context<'_>) -> String {
-        "BTC/USD".into()
+impl Behaviour for Tested {
+    async fn registration_startup_round(&self, ctx: Context) -> Result<String, Abstain> {
+        match self {
+            Tested::Honest(a) => a.registration_startup_round(ctx).await,
+            Tested::Liar => Ok("BTC/USD".into()),
+        }
     }
-    fn registration_round(&mut self, _: &Context<'_>) -> String {
-        "BTC/USD".into()
+    async fn registration_round(&self, ctx: Context) -> Result<String, Abstain> {
+        match self {
+            Tested::Honest(a) => a.registration_round(ctx).await,
+            Tested::Liar => Ok("BTC/USD".into()),
+        }
     }
-    fn collect_observation_round(&mut self, _: &Context<'_>) -> u64 {
-        1
+    async fn collect_observation_round(&self, ctx: Context) -> Result<u64, Abstain> {
+        match self {
+            Tested::Honest(a) => a.collect_observation_round(ctx).await,
+            Tested::Liar => Ok(1),
+        }
     }
-    fn estimate_consensus_round(&mut self, _: &Context<'_>) -> Option<u64> {
-        Some(u64::MAX)
+    async fn estimate_consensus_round(&self, ctx: Context) -> Result<Option<u64>, Abstain> {
+        match self {
+            Tested::Honest(a) => a.estimate_consensus_round(ctx).await,
+            Tested::Liar => Ok(Some(u64::MAX)),
+        }
     }
-    fn tx_hash_round(&mut self, _: &Context<'_>) -> Option<String> {
-        Some("0xforged".into())
+    async fn tx_hash_round(&self, ctx: Context) -> Result<Option<String>, Abstain> {
+        match self {
+            Tested::Honest(a) => a.tx_hash_round(ctx).await,
+            Tested::Liar => Ok(Some("0xforged".into())),
+        }
     }
-    fn randomness_round(&mut self, _: &Context<'_>) -> [u8; 32] {
-        [0xee; 32]
+    async fn randomness_round(&self, ctx: Context) -> Result<[u8; 32], Abstain> {
+        match self {
+            Tested::Honest(a) => a.randomness_round(ctx).await,
+            Tested::Liar => Ok([0xee; 32]),
+        }
     }
-    fn select_keeper_round(&mut self, ctx: &Context<'_>) -> String {
-        // Proposes a failed keeper when there is one (the app must refuse it), else itself.
-        ctx.failed_keepers()
-            .iter()
-            .next()
-            .cloned()
-            .unwrap_or_else(|| ctx.me().clone())
+    async fn select_keeper_round(&self, ctx: Context) -> Result<String, Abstain> {
+        match self {
+            Tested::Honest(a) => a.select_keeper_round(ctx).await,
+            // Proposes a failed keeper when there is one (the app must refuse it), else itself.
+            Tested::Liar => Ok(ctx
+                .failed_keepers()
+                .iter()
+                .next()
+                .cloned()
+                .unwrap_or_else(|| ctx.me().clone())),
+        }
     }
-    fn submit_price_round(&mut self, _: &Context<'_>) -> Option<(String, u64)> {
-        Some(("0xforged-settled".into(), 1))
+    async fn submit_price_round(&self, ctx: Context) -> Result<Option<(String, u64)>, Abstain> {
+        match self {
+            Tested::Honest(a) => a.submit_price_round(ctx).await,
+            Tested::Liar => Ok(Some(("0xforged-settled".into(), 1))),
+        }
     }
-    fn validate_price_round(&mut self, _: &Context<'_>) -> Option<bool> {
-        Some(false)
+    async fn validate_price_round(&self, ctx: Context) -> Result<Option<bool>, Abstain> {
+        match self {
+            Tested::Honest(a) => a.validate_price_round(ctx).await,
+            Tested::Liar => Ok(Some(false)),
+        }
     }
-    fn reset_and_pause_round(&mut self, _: &Context<'_>) -> u64 {
-        u64::MAX
+    async fn reset_and_pause_round(&self, ctx: Context) -> Result<u64, Abstain> {
+        match self {
+            Tested::Honest(a) => a.reset_and_pause_round(ctx).await,
+            Tested::Liar => Ok(u64::MAX),
+        }
     }
 }
 
 #[test]
 fn a_byzantine_agent_cannot_split_the_honest_ones() {
     for seed in 0..10 {
-        let mut net = oracle::network(seed, 4).unwrap();
+        let agents = (0..4)
+            .map(|i| (agent_id(i), Arc::new(Tested::Honest(Agent::new(i)))))
+            .collect();
+        let mut net = Network::new(Config::new(seed), agents).unwrap();
         let byzantine = (seed % 4) as usize;
         // It registers honestly (registration waits for every agent), then lies.
         assert!(oracle::run_periods(&mut net, 1, LIMIT_MS).unwrap());
-        net.set_fault(
-            byzantine,
-            Fault::Byzantine(Box::new(Liar) as Box<dyn Behaviour>),
-        );
+        net.set_fault(byzantine, Fault::Byzantine(Arc::new(Tested::Liar)));
         assert!(
             oracle::run_periods(&mut net, 4, LIMIT_MS).unwrap(),
             "seed {seed}: the honest three keep completing periods"

@@ -46,6 +46,8 @@ pub(crate) enum ToApp {
     Block(Block),
     /// The node must stop, for this reason.
     Halt(String),
+    /// The behaviour's work can go on (its waker was woken): the replica should step.
+    Wake,
 }
 
 /// The replica's side of the channels, as the host holds them.

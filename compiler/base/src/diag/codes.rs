@@ -124,6 +124,7 @@ codes! {
     BadOutcome = "E0406", "bad_round_outcome", error, "a round maps an outcome its kind cannot emit, or to a timeout event";
     BadRoundWrites = "E0407", "bad_round_writes", error, "a round's `writes` do not fit the value it decides";
     BadRoundRole = "E0408", "bad_round_role", error, "`registration;` or `elects_keeper;` on a round that cannot play that part";
+    BadConfirmations = "E0409", "bad_confirmations", error, "`confirmations` on a round that no threshold decides";
     // Composition.
     TooFewMachines = "E0501", "too_few_machines", error, "a composition has fewer than two machines";
     MachineUsedTwice = "E0502", "machine_used_twice", error, "a machine appears twice in one composition";
@@ -248,6 +249,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::BadOutcome, include_str!("explain/E0406.md")),
     (Code::BadRoundWrites, include_str!("explain/E0407.md")),
     (Code::BadRoundRole, include_str!("explain/E0408.md")),
+    (Code::BadConfirmations, include_str!("explain/E0409.md")),
     (Code::TooFewMachines, include_str!("explain/E0501.md")),
     (Code::MachineUsedTwice, include_str!("explain/E0502.md")),
     (Code::MappingFromNonFinal, include_str!("explain/E0503.md")),

@@ -363,6 +363,7 @@ fn state_property(
         Some(Value::Flag) => flag(p, st, diags),
         Some(Value::Text) => text_property(p, st, diags),
         Some(Value::Agents) => agent_list(out, p, st, diags),
+        Some(Value::Number) => number(p, st, diags),
         // Only machines have properties that name new things.
         Some(Value::Names) | None => {}
     }
@@ -431,6 +432,21 @@ fn flag(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
         ("elects_keeper", StateData::Abci(round)) => round.elects_keeper = Some(p.name.span),
         ("handler", StateData::Staged(stage)) => stage.handler = Some(p.name.span),
         _ => {}
+    }
+}
+
+/// `confirmations 10;`: how many blocks a threshold round keeps collecting after its threshold.
+fn number(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    let PropValue::Number(n) = &p.value else {
+        diags.push(bad_value(p, "a whole number of blocks: `confirmations 10;`"));
+        return;
+    };
+    let Ok(count) = n.text.parse::<u32>() else {
+        diags.push(bad_value(p, "a whole number of blocks under 4,294,967,296"));
+        return;
+    };
+    if let StateData::Abci(round) = &mut st.system {
+        round.confirmations = Some((count, p.name.span.to(n.span)));
     }
 }
 

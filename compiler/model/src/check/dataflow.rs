@@ -34,14 +34,38 @@ impl Bits {
 }
 
 /// How leaving a state changes the data besides its `writes`. The machine's rounds say it (see
-/// `abci::Rounds`): states of the other systems only write.
+/// `abci::Rounds`): states of the other systems only write, on every exit.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Exit {
-    /// Leaving starts a new period: only cross-period keys carry over.
-    pub resets: bool,
-    /// The one event whose transitions carry the state's writes (and reset); its other exits leave the data as
-    /// it was.
-    pub only_on: Option<EventId>,
+    /// Where the state's writes happen.
+    pub writes: On,
+    /// Where leaving starts a new period (only cross-period keys carry over); `None`: nowhere.
+    pub resets: Option<On>,
+}
+
+/// Which of a state's exits something happens on.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum On {
+    /// Every exit.
+    #[default]
+    Every,
+    /// Only the transitions on this event (a decided round's `done`).
+    Only(EventId),
+    /// Every exit but the transitions on this event (a custom round's timeout, which decides nothing).
+    AllBut(EventId),
+    /// No exit (a round that can never decide `done`).
+    Never,
+}
+
+impl On {
+    fn holds(self, event: Option<EventId>) -> bool {
+        match self {
+            On::Every => true,
+            On::Only(e) => event == Some(e),
+            On::AllBut(e) => event != Some(e),
+            On::Never => false,
+        }
+    }
 }
 
 /// The data flow of `m`, where `exit` says how leaving each state changes the data besides its writes.
@@ -99,7 +123,7 @@ pub(super) fn check(
                 );
             }
         }
-        let leaving = exit_of(m, s, exit(s).resets, entry.clone(), &cross);
+        let leaving = exit_of(m, s, exit(s).resets.is_some(), true, entry.clone(), &cross);
         for (k, span) in &st.ensures {
             if !leaving.has(*k) {
                 out.push(
@@ -166,16 +190,16 @@ fn available(
             continue;
         };
         let how = exit(s);
-        let leaving = exit_of(m, s, how.resets, entry.clone(), cross);
         for &t in outgoing.of(s) {
             let t = t as usize;
             let to = m.transitions[t].to;
             // A round the runtime decides writes (and resets) only when it ends on `DONE`; its other exits
-            // (no majority, a timeout) leave the data as it was.
-            let carried = match how.only_on {
-                Some(done) if m.transitions[t].event != Some(done) => &entry,
-                _ => &leaving,
-            };
+            // (no majority, a timeout) leave the data as it was. A custom round writes whenever it decides.
+            let event = m.transitions[t].event;
+            let resets = how.resets.is_some_and(|on| on.holds(event));
+            let writes = how.writes.holds(event);
+            let leaving = exit_of(m, s, resets, writes, entry.clone(), cross);
+            let carried = &leaving;
             let changed = match &mut avail[to.index()] {
                 slot @ None => {
                     let mut b = (*carried).clone();
@@ -209,19 +233,21 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
     b
 }
 
-fn exit_of(m: &Machine, s: StateId, resets: bool, mut entry: Bits, cross: &Bits) -> Bits {
+fn exit_of(m: &Machine, s: StateId, resets: bool, writes: bool, mut entry: Bits, cross: &Bits) -> Bits {
     if resets {
         entry.and(cross);
     }
-    for (k, _) in &m.state(s).writes {
-        entry.set(*k);
+    if writes {
+        for (k, _) in &m.state(s).writes {
+            entry.set(*k);
+        }
     }
     entry
 }
 
 fn read_help(m: &Machine, k: KeyId, exit: &dyn Fn(StateId) -> Exit) -> String {
     let key = &m.key(k).name;
-    let reset = m.state_ids().any(|s| exit(s).resets) && !m.key(k).cross_period;
+    let reset = m.state_ids().any(|s| exit(s).resets.is_some()) && !m.key(k).cross_period;
     // In a composed app only the first machine's pre-conditions hold on entry; the later machines' `requires`
     // were checked along the chain and cannot help here.
     if m.origin == Origin::Composed {

@@ -20,6 +20,9 @@ pub struct Round {
     pub registration: Option<Span>,
     /// `elects_keeper;`: the round agrees on the keeper of later `only_keeper_sends` rounds.
     pub elects_keeper: Option<Span>,
+    /// `confirmations N;`: a threshold round keeps collecting for `N` blocks after its threshold is reached
+    /// (upstream's `required_block_confirmations`), with where it was written.
+    pub confirmations: Option<(u32, Span)>,
 }
 
 impl Round {

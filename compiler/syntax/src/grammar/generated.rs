@@ -2175,6 +2175,7 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                         self::r#prop_eq(state)
                                                             .or_else(|state| { self::r#string(state) })
                                                             .or_else(|state| { self::r#duration(state) })
+                                                            .or_else(|state| { self::r#integer(state) })
                                                             .or_else(|state| { self::r#prop_list(state) })
                                                     })
                                             })

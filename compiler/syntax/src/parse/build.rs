@@ -282,6 +282,7 @@ impl Builder {
                     value = PropValue::Text(Name::new(unquote(p.as_str()), self.span(&p)))
                 }
                 Rule::duration => value = PropValue::Duration(self.name(&p)),
+                Rule::integer => value = PropValue::Number(self.name(&p)),
                 Rule::prop_list => {
                     value = PropValue::List(
                         p.into_inner()

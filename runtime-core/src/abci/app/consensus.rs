@@ -2,7 +2,11 @@
 
 use std::fmt::{self, Display, Formatter};
 
-use super::block::{AgentId, AppHash, Block, EncodeError};
+use std::sync::Arc;
+use std::task::Waker;
+
+use super::behaviour::{Acted, Drive, Pending, Polled, poll};
+use super::block::{AgentId, AppHash, Block};
 use super::replica::{App, AppError, BlockReport};
 use super::spec::AppSpec;
 
@@ -44,8 +48,6 @@ pub enum NodeError<E> {
     Engine(E),
     /// The engine handed over a block the app cannot take.
     App(AppError),
-    /// The behaviour's payload could not be encoded.
-    Encode(EncodeError),
 }
 
 impl<E: Display> Display for NodeError<E> {
@@ -53,7 +55,6 @@ impl<E: Display> Display for NodeError<E> {
         match self {
             Self::Engine(e) => write!(f, "consensus engine: {e}"),
             Self::App(e) => write!(f, "app: {e}"),
-            Self::Encode(e) => Display::fmt(e, f),
         }
     }
 }
@@ -63,7 +64,6 @@ impl<E: std::error::Error + 'static> std::error::Error for NodeError<E> {
         match self {
             Self::Engine(e) => Some(e),
             Self::App(e) => Some(e),
-            Self::Encode(e) => Some(e),
         }
     }
 }
@@ -74,75 +74,48 @@ impl<E> From<AppError> for NodeError<E> {
     }
 }
 
-/// One agent instance: its replica of the app and its own behaviour, driven by an engine.
-///
-/// [`Node::step`] applies every block the engine has ready, reports each app hash, then runs the
-/// behaviour once for the current round if this agent is expected to submit and has not yet.
-pub struct Node<S: AppSpec> {
-    app: App<S>,
-    me: AgentId,
-    agent: Box<S::Agent>,
-    acted_in: Option<u64>,
+/// What one [`Node::step`] did: the blocks it applied and what became of its behaviour's work.
+#[derive(Debug)]
+pub struct Stepped<S: AppSpec> {
+    /// A report per block applied, in order.
+    pub blocks: Vec<BlockReport<S>>,
+    /// What became of the behaviour's work: submitted, abstained, panicked or cancelled.
+    pub acted: Vec<Acted>,
 }
 
-impl<S: AppSpec> Node<S> {
-    /// A node for agent `me`, running `agent` on the replica `app`.
-    pub fn new(app: App<S>, me: impl Into<AgentId>, agent: Box<S::Agent>) -> Self {
+/// One agent instance: its replica of the app and its own behaviour, driven by an engine.
+///
+/// [`Node::step`] applies every block the engine has ready and reports each app hash; then, when this agent is
+/// expected to submit in the current round and has not, it starts its behaviour's work for the round (an
+/// asynchronous function of a [`Context`](super::Context)) and polls it. The work runs across blocks: every
+/// step polls it again, until it returns (its payload is submitted, or it abstained) or its round ends (it is
+/// dropped). A behaviour that panics is reported, and the node goes on. An engine that can be woken sets a
+/// waker ([`Node::set_waker`]) so that work waiting on I/O asks for the next step when it can go on.
+pub struct Node<S: AppSpec, B: ?Sized> {
+    app: App<S>,
+    me: AgentId,
+    agent: Arc<B>,
+    work: Option<(u64, Pending)>,
+    acted_in: Option<u64>,
+    waker: Waker,
+}
+
+impl<S: AppSpec, B: ?Sized> Node<S, B> {
+    /// A node for agent `me`, running `agent`'s behaviour on the replica `app`.
+    pub fn new(app: App<S>, me: impl Into<AgentId>, agent: Arc<B>) -> Self {
         Node {
             app,
             me: me.into(),
             agent,
+            work: None,
             acted_in: None,
+            waker: Waker::noop().clone(),
         }
     }
 
-    /// Re-applies blocks this node applied before a restart (from its own durable store), without
-    /// reporting them to the engine again: the replica comes back to the state and hash it had.
-    pub fn replay<'b>(
-        &mut self,
-        blocks: impl IntoIterator<Item = &'b Block>,
-    ) -> Result<AppHash, AppError> {
-        for block in blocks {
-            self.app.deliver_block(block)?;
-        }
-        Ok(self.app.app_hash())
-    }
-
-    /// Applies the blocks the engine has ready, then acts.
-    pub fn step<C: ConsensusLayer>(
-        &mut self,
-        engine: &mut C,
-    ) -> Result<Vec<BlockReport<S>>, NodeError<C::Error>> {
-        let mut reports = Vec::new();
-        while let Some(block) = engine.next_block().map_err(NodeError::Engine)? {
-            let report = self.app.deliver_block(&block)?;
-            engine
-                .commit(report.height, report.app_hash)
-                .map_err(NodeError::Engine)?;
-            reports.push(report);
-        }
-        self.act(engine)?;
-        Ok(reports)
-    }
-
-    /// Runs the behaviour for the current round and submits its payload, once per round.
-    pub fn act<C: ConsensusLayer>(&mut self, engine: &mut C) -> Result<bool, NodeError<C::Error>> {
-        let round = self.app.round_count();
-        if self.acted_in == Some(round) {
-            return Ok(false);
-        }
-        let tx = self
-            .app
-            .act(&self.me, &mut self.agent)
-            .map_err(NodeError::Encode)?;
-        self.acted_in = Some(round);
-        match tx {
-            Some(tx) => {
-                engine.submit(tx).map_err(NodeError::Engine)?;
-                Ok(true)
-            }
-            None => Ok(false),
-        }
+    /// The waker the behaviour's work wakes when it can go on; the engine's loop then calls [`Node::step`].
+    pub fn set_waker(&mut self, waker: Waker) {
+        self.waker = waker;
     }
 
     /// The replica.
@@ -156,12 +129,89 @@ impl<S: AppSpec> Node<S> {
     }
 
     /// The behaviour.
-    pub fn agent(&self) -> &S::Agent {
+    pub fn agent(&self) -> &Arc<B> {
         &self.agent
     }
 
-    /// The behaviour, to change it (tests use this to make an agent misbehave).
-    pub fn agent_mut(&mut self) -> &mut S::Agent {
-        &mut self.agent
+    /// Whether the behaviour is working on a payload it has not returned yet.
+    pub fn is_working(&self) -> bool {
+        self.work.is_some()
     }
+}
+
+impl<S: Drive<B>, B: ?Sized + Send + Sync + 'static> Node<S, B> {
+    /// Re-applies blocks this node applied before a restart (from its own durable store), without
+    /// reporting them to the engine again: the replica comes back to the state and hash it had.
+    pub fn replay<'b>(
+        &mut self,
+        blocks: impl IntoIterator<Item = &'b Block>,
+    ) -> Result<AppHash, AppError> {
+        for block in blocks {
+            self.app.deliver_block(block)?;
+        }
+        Ok(self.app.app_hash())
+    }
+
+    /// Applies the blocks the engine has ready, then works on this round's payload.
+    pub fn step<C: ConsensusLayer>(
+        &mut self,
+        engine: &mut C,
+    ) -> Result<Stepped<S>, NodeError<C::Error>> {
+        let mut blocks = Vec::new();
+        while let Some(block) = engine.next_block().map_err(NodeError::Engine)? {
+            let report = self.app.deliver_block(&block)?;
+            engine
+                .commit(report.height, report.app_hash)
+                .map_err(NodeError::Engine)?;
+            blocks.push(report);
+        }
+        let acted = self.act(engine)?;
+        Ok(Stepped { blocks, acted })
+    }
+
+    /// Works on this round's payload: drops work for a round that has ended, starts the behaviour for the
+    /// current round when this agent is expected to submit and has not, polls the work once, and submits the
+    /// payload it returns.
+    pub fn act<C: ConsensusLayer>(
+        &mut self,
+        engine: &mut C,
+    ) -> Result<Vec<Acted>, NodeError<C::Error>> {
+        let mut acted = Vec::new();
+        let round = self.app.round_count();
+        if let Some((started, _)) = &self.work
+            && (*started != round || self.app.is_finished())
+        {
+            acted.push(Acted::Cancelled { round: *started });
+            self.work = None;
+        }
+        if self.work.is_none() && self.acted_in != Some(round) && self.app.expects(&self.me) {
+            self.acted_in = Some(round);
+            let work = self
+                .app
+                .context(&self.me)
+                .and_then(|ctx| S::act(&self.agent, ctx));
+            self.work = work.map(|w| (round, w));
+        }
+        let Some((round, work)) = &mut self.work else {
+            return Ok(acted);
+        };
+        let round = *round;
+        match poll(work, &self.waker) {
+            Polled::Pending => return Ok(acted),
+            Polled::Ready(Ok(payload)) => {
+                engine
+                    .submit(self.app.submission(payload))
+                    .map_err(NodeError::Engine)?;
+                acted.push(Acted::Submitted { round });
+            }
+            Polled::Ready(Err(why)) => acted.push(Acted::Abstained {
+                round,
+                reason: why.reason().to_string(),
+            }),
+            Polled::Panicked(message) => acted.push(Acted::Panicked { round, message }),
+        }
+        self.work = None;
+        Ok(acted)
+    }
+
 }

@@ -46,14 +46,22 @@
 // `AppRound`, `Rules`, `Role`, `Decision`, `KeeperPool`, `encode`, `decode` and the driver's hooks of `AppSpec`
 // are hidden from the documentation: only generated code and the driver use them.
 
+mod behaviour;
 mod block;
 mod consensus;
+mod context;
 mod replica;
 mod spec;
+#[cfg(test)]
+mod node_tests;
 #[cfg(test)]
 mod tests;
 
 pub use block::{AgentId, AppHash, Block, EncodeError, Submission, Tx, decode, encode};
-pub use consensus::{ConsensusLayer, Node, NodeError};
+pub use behaviour::{Abstain, Acted, Drive, Pending, now_or_never};
+pub use consensus::{ConsensusLayer, Node, NodeError, Stepped};
+pub use context::Context;
 pub use replica::{App, AppError, AppStep, BlockReport, Cause, Genesis, Rejected};
-pub use spec::{AppRound, AppSpec, Context, Decision, KeeperPool, Rejection, Role, Rules};
+pub use spec::{
+    AppRound, AppSpec, BlockEnd, Decision, Deciding, KeeperPool, NoRounds, Rejection, Role, Rules,
+};

@@ -2,10 +2,12 @@
 
 use borsh::BorshSerialize;
 use std::collections::BTreeSet;
-use std::fmt::{self, Display, Formatter};
+use std::fmt::{self, Debug, Display, Formatter};
+use std::sync::Arc;
 
 use super::block::{AgentId, AppHash, Block, CountWriter, EncodeError, HashWriter, Submission, Tx};
-use super::spec::{AppRound, AppSpec, Context, KeeperPool, Rejection, Role, View};
+use super::context::{Context, Snapshot};
+use super::spec::{AppRound, AppSpec, BlockEnd, KeeperPool, NoRounds, Rejection, Role};
 use crate::abci::data::Periods;
 use crate::abci::rounds::{OutcomeKind, Participants};
 
@@ -79,6 +81,8 @@ impl std::error::Error for AppError {}
 pub enum Cause {
     /// The round decided at the end of the block.
     Decided(OutcomeKind),
+    /// The app's own code decided a custom round at the end of the block.
+    Custom,
     /// The block's time passed the round's timeout.
     Timeout,
 }
@@ -130,45 +134,80 @@ pub struct BlockReport<S: AppSpec> {
 /// keeper. It changes only through [`App::deliver_block`], as a deterministic function of the blocks: no
 /// clock but the block time, no randomness, only ordered collections. Replicas fed the same blocks have the
 /// same [`App::app_hash`] after every block, on any machine.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct App<S: AppSpec> {
     genesis: Genesis,
+    logic: Arc<S::Logic>,
     height: u64,
     time_ms: u64,
     state: S::State,
     round: Option<S::Round>,
     round_count: u64,
     round_started_ms: u64,
+    /// Blocks that ended while the current round was open.
+    round_blocks: u64,
     periods: Periods<S::Data>,
     participants: BTreeSet<AgentId>,
     keeper: Option<AgentId>,
     failed_keepers: BTreeSet<AgentId>,
+    /// The states entered in this period, for behaviours (derived from the blocks, so not hashed).
+    visited: Vec<S::State>,
     hash: AppHash,
 }
 
-impl<S: AppSpec> App<S> {
-    /// A replica at genesis, in the app's start state with its first round open.
+impl<S: AppSpec> Debug for App<S> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("App")
+            .field("name", &S::NAME)
+            .field("height", &self.height)
+            .field("state", &self.state)
+            .field("round_count", &self.round_count)
+            .field("period", &self.periods.period())
+            .field("hash", &self.hash)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: AppSpec<Logic = NoRounds>> App<S> {
+    /// A replica at genesis, in the app's start state with its first round open (an app without custom
+    /// rounds; one with them starts with [`App::with_rounds`]).
     pub fn new(genesis: Genesis) -> Result<Self, AppError> {
+        App::with_rounds(genesis, Arc::new(NoRounds))
+    }
+}
+
+impl<S: AppSpec> App<S> {
+    /// A replica at genesis whose custom rounds `logic` decides (the user's implementation of the generated
+    /// `Rounds` trait, the same on every replica).
+    pub fn with_rounds(genesis: Genesis, logic: Arc<S::Logic>) -> Result<Self, AppError> {
         if genesis.agents.is_empty() {
             return Err(AppError::NoAgents);
         }
         let mut app = App {
+            logic,
             height: 0,
             time_ms: genesis.time_ms,
             state: S::START,
             round: None,
             round_count: 0,
             round_started_ms: genesis.time_ms,
+            round_blocks: 0,
             periods: Periods::new(S::Data::default()),
             participants: genesis.agents.clone(),
             keeper: None,
             failed_keepers: BTreeSet::new(),
+            visited: vec![S::START],
             hash: AppHash::GENESIS,
             genesis,
         };
         app.round = app.open_round(S::START);
         app.hash = app.compute_hash()?;
         Ok(app)
+    }
+
+    /// The app's own logic for its custom rounds.
+    pub fn logic(&self) -> &Arc<S::Logic> {
+        &self.logic
     }
 
     /// Applies the next block: first the round's timeout if the block's time has passed it, then each
@@ -250,27 +289,34 @@ impl<S: AppSpec> App<S> {
     }
 
     fn end_block(&mut self, report: &mut BlockReport<S>) {
-        let Some(round) = &self.round else {
+        let eligible = match S::rules(self.state).role {
+            Role::Registration => &self.genesis.agents,
+            _ => &self.participants,
+        };
+        let Some(round) = &mut self.round else {
             return;
         };
-        let state = self.state;
-        // An outcome the state has no transition for does not end the round (the spec makes such outcomes
-        // impossible: a round only takes `None` payloads when it handles `NONE`).
-        let handled = |o: OutcomeKind| S::outcome_event(state, o).is_some();
-        let Some(decision) = round.end_block(self.periods.current_mut(), &handled) else {
+        self.round_blocks = self.round_blocks.saturating_add(1);
+        let end = BlockEnd {
+            logic: &*self.logic,
+            period: self.periods.period(),
+            participants: &self.participants,
+            eligible,
+            time_ms: self.time_ms,
+            round_started_ms: self.round_started_ms,
+            blocks: self.round_blocks,
+        };
+        let Some(decision) = round.end_block(self.periods.current_mut(), &end) else {
             return;
         };
-        let Some(event) = S::outcome_event(state, decision.outcome) else {
-            return;
-        };
-        let rules = S::rules(state);
-        let done = decision.outcome == OutcomeKind::Done;
+        let rules = S::rules(self.state);
+        let done = decision.outcome == Some(OutcomeKind::Done);
         match rules.role {
             Role::Registration if done => {
                 self.participants = round.senders().into_iter().collect();
             }
             Role::KeeperElection if done => self.keeper = decision.keeper,
-            Role::Keeper if decision.outcome == OutcomeKind::Fail => self.keeper_failed(),
+            Role::Keeper if decision.outcome == Some(OutcomeKind::Fail) => self.keeper_failed(),
             _ => {}
         }
         if rules.reset && done {
@@ -278,8 +324,13 @@ impl<S: AppSpec> App<S> {
             self.periods.prune(self.genesis.history_depth);
             self.keeper = None;
             self.failed_keepers.clear();
+            self.visited.clear();
         }
-        self.fire(event, Cause::Decided(decision.outcome), report);
+        let cause = match decision.outcome {
+            Some(outcome) => Cause::Decided(outcome),
+            None => Cause::Custom,
+        };
+        self.fire(decision.event, cause, report);
     }
 
     /// The keeper did not deliver: it may not be elected again in this period. Once every participant
@@ -310,8 +361,10 @@ impl<S: AppSpec> App<S> {
             period: self.periods.period(),
         });
         self.state = to;
+        self.visited.push(to);
         self.round_count = self.round_count.saturating_add(1);
         self.round_started_ms = self.time_ms;
+        self.round_blocks = 0;
         self.round = self.open_round(to);
     }
 
@@ -344,6 +397,7 @@ impl<S: AppSpec> App<S> {
         S::state_name(self.state).serialize(w)?;
         self.round_count.serialize(w)?;
         self.round_started_ms.serialize(w)?;
+        self.round_blocks.serialize(w)?;
         self.periods.period().serialize(w)?;
         self.genesis.agents.serialize(w)?;
         self.participants.serialize(w)?;
@@ -454,19 +508,6 @@ impl<S: AppSpec> App<S> {
         }
     }
 
-    /// What a behaviour's [`Context`] shows of this replica.
-    fn view(&self) -> View<'_, S> {
-        View {
-            state: self.state,
-            periods: &self.periods,
-            round_count: self.round_count,
-            participants: &self.participants,
-            eligible: self.eligible(),
-            keeper: self.keeper.as_ref(),
-            failed_keepers: &self.failed_keepers,
-        }
-    }
-
     /// Whether `me` is expected to submit a payload in the current round: a participant (every agent in a
     /// registration round), or the keeper alone in a keeper round.
     pub fn expects(&self, me: &AgentId) -> bool {
@@ -479,33 +520,30 @@ impl<S: AppSpec> App<S> {
         }
     }
 
-    /// Runs `agent`'s behaviour for the current round and returns the transaction that submits its payload,
-    /// or `None` if `me` has nothing to submit in this round.
-    pub fn act(&self, me: &AgentId, agent: &mut S::Agent) -> Result<Option<Vec<u8>>, EncodeError> {
-        if !self.expects(me) {
-            return Ok(None);
-        }
-        self.act_unchecked(me, agent)
+    /// What `me`'s behaviour sees now: a snapshot of this replica; `None` in a final state.
+    pub fn context(&self, me: &AgentId) -> Option<Context<S>> {
+        self.round.as_ref()?;
+        let snapshot = Snapshot {
+            state: self.state,
+            periods: self.periods.clone(),
+            round_count: self.round_count,
+            participants: self.participants.clone(),
+            eligible: self.eligible().clone(),
+            keeper: self.keeper.clone(),
+            failed_keepers: self.failed_keepers.clone(),
+            time_ms: self.time_ms,
+            round_started_ms: self.round_started_ms,
+            visited: self.visited.clone(),
+        };
+        Some(Context::new(snapshot, me.clone()))
     }
 
-    /// Like [`App::act`], but runs the behaviour even when the round expects nothing from `me` (a keeper
-    /// round when `me` is not the keeper, an agent that is not a participant): what a misbehaving agent
-    /// would send. `None` only in a final state.
-    pub fn act_unchecked(
-        &self,
-        me: &AgentId,
-        agent: &mut S::Agent,
-    ) -> Result<Option<Vec<u8>>, EncodeError> {
-        if self.round.is_none() {
-            return Ok(None);
+    /// The transaction that submits `payload` (encoded) to the current round.
+    pub fn submission(&self, payload: Vec<u8>) -> Vec<u8> {
+        Submission {
+            round: self.round_count,
+            payload,
         }
-        let payload = S::act(agent, &Context::new(self.view(), me))?;
-        Ok(Some(
-            Submission {
-                round: self.round_count,
-                payload,
-            }
-            .encode(),
-        ))
+        .encode()
     }
 }

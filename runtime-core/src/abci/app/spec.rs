@@ -1,19 +1,17 @@
-//! The contract between generated code and the app driver: what the spec says about each round, and the
-//! [`Context`] a behaviour sees.
+//! The contract between generated code and the app driver: what the spec says about each round, and what a
+//! round's end of block sees.
 //!
 //! `AppSpec` is visible, because code that runs any app (an engine adapter, a simulation) names it as a bound;
-//! `Context` is what users' behaviours read. The members of `AppSpec` only the driver calls, and every other
-//! item here, are hidden from the documentation: generated code implements and fills them in, users never do.
+//! [`Deciding`] is what the user's custom rounds read, and [`NoRounds`] the logic of an app without them. The
+//! members of `AppSpec` only the driver calls, and every other item here, are hidden from the documentation:
+//! generated code implements and fills them in, users never do.
 
 use borsh::BorshSerialize;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Debug, Display, Formatter};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
-
-use super::block::{AgentId, EncodeError};
-use crate::abci::data::Periods;
+use super::block::AgentId;
 use crate::abci::rounds::{OutcomeKind, Participants, RoundError, threshold};
 
 /// An app's spec: what the generated code of an `abci` machine or composed app (its `Spec`, a unit struct)
@@ -23,17 +21,17 @@ use crate::abci::rounds::{OutcomeKind, Participants, RoundError, threshold};
 /// so the driver's logic is written once, here, and every app gets the same semantics. Generated code
 /// implements it; code that runs any app names it as a bound (`App<S: AppSpec>`). The implementing
 /// type is a marker; its derives let reports and replicas derive theirs.
-pub trait AppSpec: Copy + Eq + Debug + Sized + 'static {
+pub trait AppSpec: Copy + Eq + Debug + Sized + Send + Sync + 'static {
     /// The generated `State` enum.
-    type State: Copy + Eq + Ord + Debug + Display + 'static;
+    type State: Copy + Eq + Ord + Debug + Display + Send + Sync + 'static;
     /// The generated `Event` enum.
-    type Event: Copy + Eq + Debug + Display + 'static;
+    type Event: Copy + Eq + Debug + Display + Send + Sync + 'static;
     /// The generated synchronized data.
-    type Data: Clone + Default + Debug + BorshSerialize;
+    type Data: Clone + Default + Debug + BorshSerialize + Send + Sync + 'static;
     /// The generated round in progress: one variant per non-final round, typed by kind and payload.
     type Round: AppRound<Self>;
-    /// The behaviour the user implements: `dyn Behaviour` of the generated trait.
-    type Agent: ?Sized;
+    /// The app's own decisions, for its custom rounds: `dyn Rounds` of the generated trait, or [`NoRounds`].
+    type Logic: ?Sized + Send + Sync + 'static;
 
     /// The machine's or app's name.
     const NAME: &'static str;
@@ -49,23 +47,21 @@ pub trait AppSpec: Copy + Eq + Debug + Sized + 'static {
     /// What the driver does around the round of `state`.
     #[doc(hidden)]
     fn rules(state: Self::State) -> Rules<Self::Event>;
-    /// The event `state` emits for `outcome`, if it has a transition for it.
-    #[doc(hidden)]
-    fn outcome_event(state: Self::State, outcome: OutcomeKind) -> Option<Self::Event>;
     /// A fresh round for `state` among `eligible`; `None` for a final state.
     #[doc(hidden)]
     fn start_round(state: Self::State, eligible: &Participants<AgentId>) -> Option<Self::Round>;
     /// The data a new period starts with: the cross-period keys.
     #[doc(hidden)]
     fn carry(data: &Self::Data) -> Self::Data;
-    /// Runs `agent`'s behaviour for the current round and encodes the payload it returns.
-    #[doc(hidden)]
-    fn act(agent: &mut Self::Agent, ctx: &Context<'_, Self>) -> Result<Vec<u8>, EncodeError>;
 }
+
+/// The logic of an app without custom rounds: it has none of its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoRounds;
 
 /// The round of one state, as generated: typed payloads in, a decision and data writes out.
 #[doc(hidden)]
-pub trait AppRound<S: AppSpec>: Clone + Debug + BorshSerialize {
+pub trait AppRound<S: AppSpec>: Clone + Debug + BorshSerialize + Send + Sync {
     /// Decodes `payload` as this round's payload type and records it from `sender`, or says why not. A
     /// rejected payload changes nothing.
     fn deliver(
@@ -75,17 +71,163 @@ pub trait AppRound<S: AppSpec>: Clone + Debug + BorshSerialize {
         keepers: &KeeperPool<'_>,
     ) -> Result<(), Rejection>;
 
-    /// The end-of-block evaluation. When the round has decided an outcome that `handled` accepts, writes a
-    /// `Done` value into `data` as the spec's `writes` says and returns the decision; otherwise changes
+    /// The end-of-block evaluation, once per block: a stock round's kind decides (counting its block
+    /// confirmations), a custom round's logic decides from `end` and `data`. A decision writes into `data` as
+    /// the spec's `writes` says and names the event; an outcome the state has no transition for decides
     /// nothing.
     fn end_block(
-        &self,
+        &mut self,
         data: &mut S::Data,
-        handled: &dyn Fn(OutcomeKind) -> bool,
-    ) -> Option<Decision>;
+        end: &BlockEnd<'_, S>,
+    ) -> Option<Decision<S::Event>>;
 
     /// The agents whose payloads the round accepted, in order.
     fn senders(&self) -> Vec<AgentId>;
+}
+
+/// A round's decision: the event it ends with, the outcome of its kind (`None` for a custom round), and the
+/// keeper it elected (for an election that is done).
+#[doc(hidden)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision<E> {
+    /// The event the round ends with.
+    pub event: E,
+    /// The outcome its kind decided; `None` when the app's own code decided.
+    pub outcome: Option<OutcomeKind>,
+    /// For a keeper election that is done: the elected keeper.
+    pub keeper: Option<AgentId>,
+}
+
+/// What a round's end of block sees besides its own payloads and the data: the app's logic and the replicated
+/// state at the end of the block.
+#[doc(hidden)]
+pub struct BlockEnd<'a, S: AppSpec> {
+    pub(crate) logic: &'a S::Logic,
+    pub(crate) period: u64,
+    pub(crate) participants: &'a BTreeSet<AgentId>,
+    pub(crate) eligible: &'a BTreeSet<AgentId>,
+    pub(crate) time_ms: u64,
+    pub(crate) round_started_ms: u64,
+    pub(crate) blocks: u64,
+}
+
+impl<'a, S: AppSpec> BlockEnd<'a, S> {
+    /// The app's logic, whose methods decide its custom rounds.
+    pub fn logic(&self) -> &'a S::Logic {
+        self.logic
+    }
+
+    /// What a custom round's decision sees: its payloads, by sender, the data as it stands, and this end of
+    /// block.
+    pub fn deciding<'p, P>(
+        &'p self,
+        payloads: &'p BTreeMap<AgentId, P>,
+        data: &'p S::Data,
+    ) -> Deciding<'p, S, P> {
+        Deciding {
+            payloads,
+            data,
+            end: self,
+        }
+    }
+}
+
+/// What a custom round's decision sees at the end of a block: the payloads it collected, by sender, and the
+/// replicated state. The app's custom rounds are Open Autonomy's own `end_block`s, written in Rust.
+///
+/// Every replica calls the decision at the end of every block while the round is open, and every replica must
+/// compute the same answer: decide from what is here only. No clock (the block time is here), no randomness (a
+/// seed the agents agreed on in the data is fine), no iteration over hash maps, no I/O, no state kept between
+/// calls. A decision that is not ready yet (`None`) keeps the round collecting.
+pub struct Deciding<'a, S: AppSpec, P> {
+    payloads: &'a BTreeMap<AgentId, P>,
+    data: &'a S::Data,
+    end: &'a BlockEnd<'a, S>,
+}
+
+impl<'a, S: AppSpec, P> Deciding<'a, S, P> {
+    /// The payloads the round accepted, by sender.
+    pub fn payloads(&self) -> &'a BTreeMap<AgentId, P> {
+        self.payloads
+    }
+
+    /// The agents the round takes payloads from.
+    pub fn eligible(&self) -> &'a BTreeSet<AgentId> {
+        self.end.eligible
+    }
+
+    /// The participants of the period (every agent until the first registration decides).
+    pub fn participants(&self) -> &'a BTreeSet<AgentId> {
+        self.end.participants
+    }
+
+    /// The consensus threshold of the round: ⌈(2N+1)/3⌉ of the agents it takes payloads from.
+    pub fn threshold(&self) -> usize {
+        threshold(self.end.eligible.len())
+    }
+
+    /// Whether a threshold of the eligible agents has sent a payload (upstream's
+    /// `collection_threshold_reached`).
+    pub fn threshold_reached(&self) -> bool {
+        self.payloads.len() >= self.threshold()
+    }
+
+    /// The current period's synchronized data, before this round writes.
+    pub fn data(&self) -> &'a S::Data {
+        self.data
+    }
+
+    /// The current period.
+    pub fn period(&self) -> u64 {
+        self.end.period
+    }
+
+    /// The time of the block that is ending, in milliseconds: the agents' common clock.
+    pub fn time_ms(&self) -> u64 {
+        self.end.time_ms
+    }
+
+    /// The time of the block that opened the round.
+    pub fn round_started_ms(&self) -> u64 {
+        self.end.round_started_ms
+    }
+
+    /// How many blocks have ended while the round was open, this one included.
+    pub fn blocks(&self) -> u64 {
+        self.end.blocks
+    }
+}
+
+impl<S: AppSpec, P: Ord> Deciding<'_, S, P> {
+    /// The payload most agents sent and how many sent it (the smallest of equally common ones): upstream's
+    /// `most_voted_payload`, with its count.
+    pub fn most_common(&self) -> Option<(&P, usize)> {
+        let mut counts: BTreeMap<&P, usize> = BTreeMap::new();
+        for p in self.payloads.values() {
+            *counts.entry(p).or_insert(0) += 1;
+        }
+        counts
+            .into_iter()
+            .fold(None, |best, (p, n)| match best {
+                Some((_, m)) if m >= n => best,
+                _ => Some((p, n)),
+            })
+    }
+
+    /// The payload a threshold of the eligible agents agree on, if any.
+    pub fn agreed(&self) -> Option<&P> {
+        self.most_common()
+            .filter(|(_, n)| *n >= self.threshold())
+            .map(|(p, _)| p)
+    }
+
+    /// Whether some payload can still reach the threshold with the agents that have not sent yet (upstream's
+    /// `is_majority_possible`).
+    pub fn majority_possible(&self) -> bool {
+        let best = self.most_common().map_or(0, |(_, n)| n);
+        let remaining = self.end.eligible.len().saturating_sub(self.payloads.len());
+        best.saturating_add(remaining) >= self.threshold()
+    }
 }
 
 /// What the driver does around one state's round, besides deciding it.
@@ -115,16 +257,6 @@ pub enum Role {
     /// `only_keeper_sends`: only the elected keeper sends; a `fail` outcome or a timeout marks it failed
     /// for the rest of the period.
     Keeper,
-}
-
-/// A round's decided outcome, with the keeper it elected (for an election).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[doc(hidden)]
-pub struct Decision {
-    /// The outcome.
-    pub outcome: OutcomeKind,
-    /// For a keeper election that is done: the elected keeper.
-    pub keeper: Option<AgentId>,
 }
 
 /// Who may be elected keeper: a participant that has not failed as keeper in this period.
@@ -202,134 +334,3 @@ impl From<RoundError> for Rejection {
     }
 }
 
-/// The replicated state a behaviour runs against, from the point of view of one agent.
-///
-/// Everything here is the same on every replica at the same height, except [`Context::me`]: a behaviour
-/// whose payload must agree with the others' (a collect-same round, a vote) computes it from these, not
-/// from local clocks or randomness.
-pub struct Context<'a, S: AppSpec> {
-    me: &'a AgentId,
-    state: S::State,
-    periods: &'a Periods<S::Data>,
-    round_count: u64,
-    participants: &'a BTreeSet<AgentId>,
-    eligible: &'a BTreeSet<AgentId>,
-    keeper: Option<&'a AgentId>,
-    failed_keepers: &'a BTreeSet<AgentId>,
-}
-
-/// What a [`Context`] shows of a replica, as the replica hands it over (the replica builds contexts; a context
-/// reads no replica).
-pub(crate) struct View<'a, S: AppSpec> {
-    pub state: S::State,
-    pub periods: &'a Periods<S::Data>,
-    pub round_count: u64,
-    pub participants: &'a BTreeSet<AgentId>,
-    pub eligible: &'a BTreeSet<AgentId>,
-    pub keeper: Option<&'a AgentId>,
-    pub failed_keepers: &'a BTreeSet<AgentId>,
-}
-
-impl<'a, S: AppSpec> Context<'a, S> {
-    pub(crate) fn new(view: View<'a, S>, me: &'a AgentId) -> Self {
-        Context {
-            me,
-            state: view.state,
-            periods: view.periods,
-            round_count: view.round_count,
-            participants: view.participants,
-            eligible: view.eligible,
-            keeper: view.keeper,
-            failed_keepers: view.failed_keepers,
-        }
-    }
-
-    /// The agent this behaviour runs for.
-    pub fn me(&self) -> &'a AgentId {
-        self.me
-    }
-
-    /// The current state (the round the payload is for).
-    pub fn state(&self) -> S::State {
-        self.state
-    }
-
-    /// The current period's synchronized data.
-    pub fn data(&self) -> &'a S::Data {
-        self.periods.current()
-    }
-
-    /// Every kept period's data, oldest first, ending with the current one.
-    pub fn history(&self) -> &'a Periods<S::Data> {
-        self.periods
-    }
-
-    /// The current period.
-    pub fn period(&self) -> u64 {
-        self.periods.period()
-    }
-
-    /// The current round's number: the same on every replica, a fine seed for agreed pseudo-randomness.
-    pub fn round_count(&self) -> u64 {
-        self.round_count
-    }
-
-    /// The participants.
-    pub fn participants(&self) -> &'a BTreeSet<AgentId> {
-        self.participants
-    }
-
-    /// The consensus threshold of the current round: ⌈(2N+1)/3⌉ of the agents it takes payloads from.
-    pub fn threshold(&self) -> usize {
-        threshold(self.eligible.len())
-    }
-
-    /// The keeper elected in this period, if any.
-    pub fn keeper(&self) -> Option<&'a AgentId> {
-        self.keeper
-    }
-
-    /// Whether this agent is the keeper.
-    pub fn is_keeper(&self) -> bool {
-        self.keeper() == Some(self.me)
-    }
-
-    /// The keepers that failed in this period.
-    pub fn failed_keepers(&self) -> &'a BTreeSet<AgentId> {
-        self.failed_keepers
-    }
-
-    /// The keeper to propose in a keeper election, from randomness the agents agreed on.
-    ///
-    /// The participants are put in an order drawn from `seed` (by the SHA-256 of the seed and the
-    /// agent); the first that may be elected wins, or, when a keeper was already elected in this period,
-    /// the first after it, so a failed keeper's successor is the next in the same order (as upstream
-    /// rotates). Agents that failed as keeper in this period are skipped: the app would reject them.
-    /// Every replica computes the same answer from the same seed.
-    pub fn next_keeper(&self, seed: &[u8]) -> Option<AgentId> {
-        let mut order: Vec<([u8; 32], &AgentId)> = self
-            .participants()
-            .iter()
-            .map(|p| {
-                let mut h = Sha256::new();
-                h.update(seed);
-                h.update(p.as_bytes());
-                (h.finalize().into(), p)
-            })
-            .collect();
-        order.sort();
-        let start = self
-            .keeper()
-            .and_then(|k| order.iter().position(|(_, p)| *p == k))
-            .map_or(0, |i| i.saturating_add(1));
-        let failed = self.failed_keepers();
-        order
-            .iter()
-            .cycle()
-            .skip(start)
-            .take(order.len())
-            .map(|(_, p)| *p)
-            .find(|p| !failed.contains(*p))
-            .cloned()
-    }
-}

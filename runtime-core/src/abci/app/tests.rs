@@ -9,10 +9,11 @@ use crate::abci::rounds::{
 use borsh::BorshSerialize;
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum State {
+pub(super) enum State {
     Register,
     Observe,
     Agree,
@@ -22,7 +23,7 @@ enum State {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Event {
+pub(super) enum Event {
     Done,
     None,
     NoMajority,
@@ -44,7 +45,7 @@ impl fmt::Display for Event {
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-struct Data {
+pub(super) struct Data {
     observations: Option<BTreeMap<AgentId, u64>>,
     /// Cross-period.
     estimate: Option<u64>,
@@ -60,7 +61,7 @@ impl BorshSerialize for Data {
 }
 
 #[derive(Clone, Debug)]
-enum TestRound {
+pub(super) enum TestRound {
     Register(CollectSameUntilAll<AgentId, String>),
     Observe(CollectDifferentUntilThreshold<AgentId, u64>),
     Agree(CollectSameUntilThreshold<AgentId, u64>),
@@ -86,16 +87,18 @@ fn bad<T: borsh::BorshDeserialize>(payload: &[u8]) -> Result<T, Rejection> {
     decode(payload).ok_or(Rejection::BadPayload)
 }
 
-fn decided<V>(
-    outcome: Option<Outcome<V>>,
-    handled: &dyn Fn(OutcomeKind) -> bool,
-) -> Option<Outcome<V>> {
-    outcome.filter(|o| handled(o.kind()))
+/// The event `state` ends with for a decided `outcome`, as generated code maps it; `None` when the state has no
+/// transition for it (the outcome then decides nothing).
+fn decided<V>(state: State, outcome: Option<Outcome<V>>) -> Option<(Event, Outcome<V>)> {
+    let outcome = outcome?;
+    let event = outcome_event(state, outcome.kind())?;
+    Some((event, outcome))
 }
 
-fn plain(o: OutcomeKind) -> Decision {
+fn plain(event: Event, o: OutcomeKind) -> Decision<Event> {
     Decision {
-        outcome: o,
+        event,
+        outcome: Some(o),
         keeper: None,
     }
 }
@@ -124,42 +127,45 @@ impl AppRound<TestApp> for TestRound {
         Ok(())
     }
 
-    fn end_block(
-        &self,
-        data: &mut Data,
-        handled: &dyn Fn(OutcomeKind) -> bool,
-    ) -> Option<Decision> {
+    fn end_block(&mut self, data: &mut Data, _: &BlockEnd<'_, TestApp>) -> Option<Decision<Event>> {
         Some(match self {
-            TestRound::Register(r) => plain(decided(r.outcome(), handled)?.kind()),
-            TestRound::Observe(r) => match decided(r.outcome(), handled)? {
-                Outcome::Done(v) => {
+            TestRound::Register(r) => {
+                let (e, o) = decided(State::Register, r.end_block())?;
+                plain(e, o.kind())
+            }
+            TestRound::Observe(r) => match decided(State::Observe, r.end_block())? {
+                (e, Outcome::Done(v)) => {
                     data.observations = Some(v);
-                    plain(OutcomeKind::Done)
+                    plain(e, OutcomeKind::Done)
                 }
-                o => plain(o.kind()),
+                (e, o) => plain(e, o.kind()),
             },
-            TestRound::Agree(r) => match decided(r.outcome(), handled)? {
-                Outcome::Done(v) => {
+            TestRound::Agree(r) => match decided(State::Agree, r.end_block())? {
+                (e, Outcome::Done(v)) => {
                     data.estimate = Some(v);
-                    plain(OutcomeKind::Done)
+                    plain(e, OutcomeKind::Done)
                 }
-                o => plain(o.kind()),
+                (e, o) => plain(e, o.kind()),
             },
-            TestRound::Elect(r) => match decided(r.outcome(), handled)? {
-                Outcome::Done(v) => Decision {
-                    outcome: OutcomeKind::Done,
+            TestRound::Elect(r) => match decided(State::Elect, r.end_block())? {
+                (event, Outcome::Done(v)) => Decision {
+                    event,
+                    outcome: Some(OutcomeKind::Done),
                     keeper: Some(v),
                 },
-                o => plain(o.kind()),
+                (e, o) => plain(e, o.kind()),
             },
-            TestRound::Send(r) => match decided(r.outcome(), handled)? {
-                Outcome::Done(v) => {
+            TestRound::Send(r) => match decided(State::Send, r.end_block())? {
+                (e, Outcome::Done(v)) => {
                     data.sent = Some(v);
-                    plain(OutcomeKind::Done)
+                    plain(e, OutcomeKind::Done)
                 }
-                o => plain(o.kind()),
+                (e, o) => plain(e, o.kind()),
             },
-            TestRound::Reset(r) => plain(decided(r.outcome(), handled)?.kind()),
+            TestRound::Reset(r) => {
+                let (e, o) = decided(State::Reset, r.end_block())?;
+                plain(e, o.kind())
+            }
         })
     }
 
@@ -177,18 +183,15 @@ impl AppRound<TestApp> for TestRound {
 
 /// What each agent does; the test sets the fields to make it misbehave.
 #[derive(Clone, Debug, Default)]
-struct Agent {
-    observation: u64,
+pub(super) struct Agent {
+    pub observation: u64,
     /// In the keeper round: `None` reports failure.
-    send: Option<u64>,
+    pub send: Option<u64>,
 }
 
-trait Behaviour {
-    fn act(&mut self, ctx: &Context<'_, TestApp>) -> Result<Vec<u8>, EncodeError>;
-}
-
-impl Behaviour for Agent {
-    fn act(&mut self, ctx: &Context<'_, TestApp>) -> Result<Vec<u8>, EncodeError> {
+impl Agent {
+    /// The payload for the round `ctx` is in, as generated behaviours compute it: synchronously here.
+    pub(super) fn payload(&self, ctx: &Context<TestApp>) -> Result<Vec<u8>, EncodeError> {
         match ctx.state() {
             State::Register => encode(&"v1".to_string()),
             State::Observe => encode(&self.observation),
@@ -210,8 +213,15 @@ impl Behaviour for Agent {
     }
 }
 
+impl Drive<Agent> for TestApp {
+    fn act(agent: &Arc<Agent>, ctx: Context<TestApp>) -> Option<Pending> {
+        let agent = Arc::clone(agent);
+        Some(Box::pin(async move { Ok(agent.payload(&ctx)?) }))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TestApp;
+pub(super) struct TestApp;
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -220,7 +230,7 @@ impl AppSpec for TestApp {
     type Event = Event;
     type Data = Data;
     type Round = TestRound;
-    type Agent = dyn Behaviour;
+    type Logic = NoRounds;
     const NAME: &'static str = "TestApp";
     const START: State = State::Register;
 
@@ -278,17 +288,6 @@ impl AppSpec for TestApp {
         }
     }
 
-    fn outcome_event(state: State, outcome: OutcomeKind) -> Option<Event> {
-        let event = match outcome {
-            OutcomeKind::Done => Event::Done,
-            OutcomeKind::None => Event::None,
-            OutcomeKind::NoMajority => Event::NoMajority,
-            OutcomeKind::Fail => Event::Fail,
-            OutcomeKind::Negative => return None,
-        };
-        Self::next(state, event).map(|_| event)
-    }
-
     fn start_round(state: State, eligible: &Participants<AgentId>) -> Option<TestRound> {
         Some(match state {
             State::Register => TestRound::Register(CollectSameUntilAll::new(eligible)),
@@ -307,22 +306,31 @@ impl AppSpec for TestApp {
         }
     }
 
-    fn act(agent: &mut Self::Agent, ctx: &Context<'_, TestApp>) -> Result<Vec<u8>, EncodeError> {
-        agent.act(ctx)
-    }
+}
+
+/// The event `state` emits for `outcome`, if it has a transition for it (generated code's `outcome_event`).
+fn outcome_event(state: State, outcome: OutcomeKind) -> Option<Event> {
+    let event = match outcome {
+        OutcomeKind::Done => Event::Done,
+        OutcomeKind::None => Event::None,
+        OutcomeKind::NoMajority => Event::NoMajority,
+        OutcomeKind::Fail => Event::Fail,
+        OutcomeKind::Negative => return None,
+    };
+    TestApp::next(state, event).map(|_| event)
 }
 
 const AGENTS: [&str; 4] = ["a", "b", "c", "d"];
 
-fn agent(i: usize) -> AgentId {
+pub(super) fn agent(i: usize) -> AgentId {
     AGENTS[i].to_string()
 }
 
-fn new_app() -> App<TestApp> {
+pub(super) fn new_app() -> App<TestApp> {
     App::new(Genesis::new(AGENTS, 1_000)).unwrap()
 }
 
-fn tx(sender: &str, round: u64, payload: Vec<u8>) -> Tx {
+pub(super) fn tx(sender: &str, round: u64, payload: Vec<u8>) -> Tx {
     Tx {
         sender: sender.to_string(),
         data: Submission { round, payload }.encode(),
@@ -330,7 +338,7 @@ fn tx(sender: &str, round: u64, payload: Vec<u8>) -> Tx {
 }
 
 /// A block at `app`'s next height, `dt_ms` after its last block, holding `txs`.
-fn block(app: &App<TestApp>, dt_ms: u64, txs: Vec<Tx>) -> Block {
+pub(super) fn block(app: &App<TestApp>, dt_ms: u64, txs: Vec<Tx>) -> Block {
     Block {
         height: app.height() + 1,
         time_ms: app.time_ms() + dt_ms,
@@ -339,20 +347,23 @@ fn block(app: &App<TestApp>, dt_ms: u64, txs: Vec<Tx>) -> Block {
 }
 
 /// Every agent's payload for the current round, from `agents`, in agent order.
-fn everyone(app: &App<TestApp>, agents: &mut [Agent]) -> Vec<Tx> {
+pub(super) fn everyone(app: &App<TestApp>, agents: &mut [Agent]) -> Vec<Tx> {
     let mut txs = Vec::new();
     for (i, a) in agents.iter_mut().enumerate() {
-        if let Some(data) = app.act(&agent(i), a).unwrap() {
-            txs.push(Tx {
-                sender: agent(i),
-                data,
-            });
+        if !app.expects(&agent(i)) {
+            continue;
         }
+        let ctx = app.context(&agent(i)).unwrap();
+        let payload = a.payload(&ctx).unwrap();
+        txs.push(Tx {
+            sender: agent(i),
+            data: app.submission(payload),
+        });
     }
     txs
 }
 
-fn honest() -> Vec<Agent> {
+pub(super) fn honest() -> Vec<Agent> {
     (0..4)
         .map(|i| Agent {
             observation: 100 + i as u64,
@@ -685,53 +696,4 @@ fn the_engine_must_feed_blocks_in_order() {
     );
     assert_eq!(app.height(), 0, "a refused block changes nothing");
     assert!(App::<TestApp>::new(Genesis::new(Vec::<String>::new(), 0)).is_err());
-}
-
-/// An engine that hands over queued blocks and records what the node sends.
-#[derive(Default)]
-struct Queue {
-    blocks: std::collections::VecDeque<Block>,
-    submitted: Vec<Vec<u8>>,
-    commits: Vec<(u64, AppHash)>,
-}
-
-impl ConsensusLayer for Queue {
-    type Error = std::convert::Infallible;
-    fn submit(&mut self, tx: Vec<u8>) -> Result<(), Self::Error> {
-        self.submitted.push(tx);
-        Ok(())
-    }
-    fn next_block(&mut self) -> Result<Option<Block>, Self::Error> {
-        Ok(self.blocks.pop_front())
-    }
-    fn commit(&mut self, height: u64, app_hash: AppHash) -> Result<(), Self::Error> {
-        self.commits.push((height, app_hash));
-        Ok(())
-    }
-}
-
-#[test]
-fn a_node_commits_every_block_and_acts_once_per_round() {
-    let mut node: Node<TestApp> = Node::new(new_app(), "a", Box::new(Agent::default()));
-    let mut engine = Queue::default();
-    node.step(&mut engine).unwrap();
-    node.step(&mut engine).unwrap();
-    assert_eq!(engine.submitted.len(), 1, "one payload per round");
-    engine.blocks.push_back(Block {
-        height: 1,
-        time_ms: 2_000,
-        txs: vec![],
-    });
-    let reports = node.step(&mut engine).unwrap();
-    assert_eq!(reports.len(), 1);
-    assert_eq!(engine.commits, [(1, node.app().app_hash())]);
-    assert_eq!(engine.submitted.len(), 1, "still the same round");
-    // A replayed node reaches the same hash without committing again.
-    let mut again: Node<TestApp> = Node::new(new_app(), "a", Box::new(Agent::default()));
-    let blocks = [Block {
-        height: 1,
-        time_ms: 2_000,
-        txs: vec![],
-    }];
-    assert_eq!(again.replay(&blocks).unwrap(), node.app().app_hash());
 }

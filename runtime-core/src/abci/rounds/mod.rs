@@ -16,6 +16,10 @@
 //! | [`OnlyKeeperSends`] | `Option<T>` | done, fail |
 //! | [`Voting`] | `Option<bool>` | done, negative, none, no majority |
 //! | [`Degenerate`] | any | none: a final round |
+//! | [`Custom`] | `T` | whatever the app's own code decides from the payloads |
+//!
+//! The three collect-until-threshold kinds can wait for block confirmations after their threshold
+//! ([`Confirmations`], upstream's `required_block_confirmations`), so that late payloads still count.
 //!
 //! Rules shared by every kind:
 //!
@@ -35,6 +39,7 @@
 // `RoundKind` and `OutcomeKind`. Nothing here is hidden: the kinds are the user's too, to run a round without
 // an app, and the generated `Round` enum shows them.
 
+mod custom;
 mod keeper;
 mod kind;
 mod until_all;
@@ -46,6 +51,7 @@ use std::error::Error;
 use borsh::BorshSerialize;
 use std::fmt::{self, Display, Formatter};
 
+pub use custom::Custom;
 pub use keeper::{Degenerate, OnlyKeeperSends};
 pub use kind::{Need, Outcome, OutcomeKind, RoundKind};
 pub use until_all::{CollectDifferentUntilAll, CollectSameUntilAll};
@@ -184,8 +190,17 @@ pub trait Round {
     /// Records `payload` from `who`, or says why it is rejected (nothing is recorded then).
     fn submit(&mut self, who: Self::Participant, payload: Self::Payload) -> Result<(), RoundError>;
 
-    /// The round's outcome, or `None` while it is undecided. Once `Some`, it never changes.
+    /// The round's outcome as its payloads stand, or `None` while it is undecided. Once `Some`, it never
+    /// changes.
     fn outcome(&self) -> Option<Outcome<Self::Value>>;
+
+    /// The evaluation Open Autonomy runs at the end of each block (`end_block`): the outcome, once the round's
+    /// block confirmations have passed. A round with confirmations (see [`Confirmations`]) keeps accepting
+    /// payloads for that many blocks after reaching its threshold, and decides on everything collected; counting
+    /// those blocks is the only state this changes. Call it once per block.
+    fn end_block(&mut self) -> Option<Outcome<Self::Value>> {
+        self.outcome()
+    }
 
     /// The payloads accepted so far, by sender.
     fn submissions(&self) -> &BTreeMap<Self::Participant, Self::Payload>;
@@ -196,6 +211,36 @@ pub trait Round {
 struct Collection<P: Ord, V> {
     participants: Participants<P>,
     submissions: BTreeMap<P, V>,
+    confirmations: Confirmations,
+}
+
+/// Upstream's `required_block_confirmations`: how many more blocks a threshold round keeps collecting after its
+/// threshold is reached, so that agents a block late (a node restarting, a late registration) still count.
+///
+/// Follows upstream's `end_block` to the letter: at the end of every block in which the threshold is reached the
+/// count goes up by one, and the round decides once the count exceeds the requirement. With a requirement of
+/// zero that is the first such block, the rule without confirmations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Confirmations {
+    /// Blocks to wait after the threshold is reached.
+    pub required: u32,
+    /// End-of-block evaluations that found the threshold reached so far.
+    pub seen: u32,
+}
+
+impl Confirmations {
+    /// Counts one end of block with the threshold `reached`; says whether the round may decide now.
+    fn count(&mut self, reached: bool) -> bool {
+        if reached {
+            self.seen = self.seen.saturating_add(1);
+        }
+        reached && self.seen > self.required
+    }
+
+    /// Whether the required blocks have passed (upstream's condition on its other outcomes).
+    fn passed(&self) -> bool {
+        self.seen > self.required
+    }
 }
 
 // The canonical encodings below feed the app hash: a round in progress is part of the replicated state,
@@ -210,7 +255,14 @@ impl<P: Ord + BorshSerialize> BorshSerialize for Participants<P> {
 impl<P: Ord + BorshSerialize, V: BorshSerialize> BorshSerialize for Collection<P, V> {
     fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
         self.participants.serialize(writer)?;
-        self.submissions.serialize(writer)
+        self.submissions.serialize(writer)?;
+        // Only a round that waits for confirmations encodes its count, so a round without them encodes (and
+        // hashes) as it always did: a node replaying its store computes the hashes it committed.
+        if self.confirmations.required > 0 {
+            self.confirmations.required.serialize(writer)?;
+            self.confirmations.seen.serialize(writer)?;
+        }
+        Ok(())
     }
 }
 
@@ -233,6 +285,7 @@ encode_as_collection!(
     CollectNonEmptyUntilThreshold<P, T>,
     OnlyKeeperSends<P, T>,
     Voting<P>,
+    Custom<P, T>,
 );
 
 impl<P: Ord + Clone, V> Collection<P, V> {
@@ -240,6 +293,7 @@ impl<P: Ord + Clone, V> Collection<P, V> {
         Self {
             participants: participants.clone(),
             submissions: BTreeMap::new(),
+            confirmations: Confirmations::default(),
         }
     }
 

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{Collection, Outcome, Participants, Round, RoundError, RoundKind, Tally, tally};
+use super::{Collection, Confirmations, Outcome, Participants, Round, RoundError, RoundKind, Tally, tally};
 
 /// Participants vote for a value (`Some`) or for nothing (`None`).
 ///
@@ -24,6 +24,13 @@ impl<P: Ord + Clone, T: Ord + Clone> CollectSameUntilThreshold<P, T> {
         Self {
             collection: Collection::new(participants),
         }
+    }
+
+    /// The same round, waiting `required` blocks after its threshold before it decides (see
+    /// [`Confirmations`]).
+    pub fn with_confirmations(mut self, required: u32) -> Self {
+        self.collection.confirmations = Confirmations { required, seen: 0 };
+        self
     }
 }
 
@@ -53,6 +60,27 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectSameUntilThreshold<P, T> {
         }
     }
 
+    /// Without confirmations, [`Round::outcome`]. With them, upstream's `RegistrationRound`: the count goes up
+    /// in every block that ends with a value at the threshold; the round is done (or `None`, for an empty
+    /// payload) once the count exceeds the requirement, and ends with no majority only when none is possible
+    /// and the count exceeds it too.
+    fn end_block(&mut self) -> Option<Outcome<T>> {
+        if self.collection.confirmations.required == 0 {
+            return self.outcome();
+        }
+        let decided = self.outcome();
+        let reached = matches!(decided, Some(Outcome::Done(_) | Outcome::None));
+        if self.collection.confirmations.count(reached) {
+            return decided;
+        }
+        match decided {
+            Some(Outcome::NoMajority) if self.collection.confirmations.passed() => {
+                Some(Outcome::NoMajority)
+            }
+            _ => None,
+        }
+    }
+
     fn submissions(&self) -> &BTreeMap<P, Option<T>> {
         &self.collection.submissions
     }
@@ -75,6 +103,13 @@ impl<P: Ord + Clone, T: Ord + Clone> CollectDifferentUntilThreshold<P, T> {
             collection: Collection::new(participants),
         }
     }
+
+    /// The same round, waiting `required` blocks after its threshold before it decides (see
+    /// [`Confirmations`]).
+    pub fn with_confirmations(mut self, required: u32) -> Self {
+        self.collection.confirmations = Confirmations { required, seen: 0 };
+        self
+    }
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilThreshold<P, T> {
@@ -95,6 +130,17 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilThreshold<P,
             .then(|| Outcome::Done(c.submissions.clone()))
     }
 
+    /// Upstream's `end_block`: done once the blocks that ended with the threshold reached exceed the required
+    /// confirmations (the first such block without confirmations), with every payload collected by then.
+    fn end_block(&mut self) -> Option<Outcome<BTreeMap<P, T>>> {
+        let decided = self.outcome();
+        self.collection
+            .confirmations
+            .count(decided.is_some())
+            .then_some(decided)
+            .flatten()
+    }
+
     fn submissions(&self) -> &BTreeMap<P, T> {
         &self.collection.submissions
     }
@@ -113,6 +159,13 @@ impl<P: Ord + Clone, T: Ord + Clone> CollectNonEmptyUntilThreshold<P, T> {
         Self {
             collection: Collection::new(participants),
         }
+    }
+
+    /// The same round, waiting `required` blocks after its threshold before it decides (see
+    /// [`Confirmations`]).
+    pub fn with_confirmations(mut self, required: u32) -> Self {
+        self.collection.confirmations = Confirmations { required, seen: 0 };
+        self
     }
 }
 
@@ -143,6 +196,17 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectNonEmptyUntilThreshold<P, 
         } else {
             Outcome::Done(values)
         })
+    }
+
+    /// As [`CollectDifferentUntilThreshold`]: decided once the blocks that ended with the threshold reached
+    /// exceed the required confirmations, on every payload collected by then.
+    fn end_block(&mut self) -> Option<Outcome<BTreeMap<P, T>>> {
+        let decided = self.outcome();
+        self.collection
+            .confirmations
+            .count(decided.is_some())
+            .then_some(decided)
+            .flatten()
     }
 
     fn submissions(&self) -> &BTreeMap<P, Option<T>> {
@@ -349,5 +413,67 @@ mod tests {
         }
         assert_eq!(forward.outcome(), Some(Outcome::Done(5)));
         assert_eq!(forward.outcome(), backward.outcome());
+    }
+
+    #[test]
+    fn confirmations_keep_collecting_after_the_threshold() {
+        // Without confirmations the first block with the threshold decides, on the payloads then.
+        let mut plain = CollectDifferentUntilThreshold::new(&four());
+        feed(&mut plain, [(1, 10), (2, 20), (3, 30)]);
+        assert_eq!(plain.end_block().map(|o| o.kind()), Some(super::super::OutcomeKind::Done));
+
+        // With two, the round decides at the third block that ends with the threshold reached, with the
+        // late payload counted (upstream's `block_confirmations > required_block_confirmations`).
+        let mut round = CollectDifferentUntilThreshold::new(&four()).with_confirmations(2);
+        feed(&mut round, [(1, 10), (2, 20), (3, 30)]);
+        assert_eq!(round.end_block(), None);
+        feed(&mut round, [(4, 40)]);
+        assert_eq!(round.end_block(), None);
+        match round.end_block() {
+            Some(Outcome::Done(all)) => assert_eq!(all.len(), 4),
+            other => panic!("{other:?}"),
+        }
+
+        // Blocks before the threshold do not count.
+        let mut slow = CollectNonEmptyUntilThreshold::new(&four()).with_confirmations(1);
+        feed(&mut slow, [(1, Some(1))]);
+        assert_eq!(slow.end_block(), None);
+        assert_eq!(slow.end_block(), None);
+        feed(&mut slow, [(2, None), (3, Some(3))]);
+        assert_eq!(slow.end_block(), None);
+        assert!(matches!(slow.end_block(), Some(Outcome::Done(v)) if v.len() == 2));
+    }
+
+    #[test]
+    fn a_registration_round_waits_its_confirmations_as_upstreams_does() {
+        // Upstream's `RegistrationRound`: the late agent's registration within the confirmations counts.
+        let mut round = CollectSameUntilThreshold::new(&four()).with_confirmations(1);
+        feed(&mut round, [(1, Some(7)), (2, Some(7)), (3, Some(7))]);
+        assert_eq!(round.end_block(), None);
+        feed(&mut round, [(4, Some(7))]);
+        assert_eq!(round.end_block(), Some(Outcome::Done(7)));
+        assert_eq!(round.submissions().len(), 4);
+
+        // Its no-majority is decided only after the confirmations too, which count only blocks at the
+        // threshold: as upstream, a round that never reaches it waits (for its timeout).
+        let mut split = CollectSameUntilThreshold::new(&four()).with_confirmations(1);
+        feed(&mut split, [(1, Some(1)), (2, Some(2)), (3, Some(3)), (4, Some(4))]);
+        assert_eq!(split.outcome(), Some(Outcome::NoMajority));
+        assert_eq!(split.end_block(), None);
+        assert_eq!(split.end_block(), None);
+    }
+
+    #[test]
+    fn confirmations_enter_the_encoding_only_when_required() {
+        let encode = |r: &CollectDifferentUntilThreshold<u8, u8>| borsh::to_vec(r).unwrap();
+        let plain = CollectDifferentUntilThreshold::new(&four());
+        let zero = CollectDifferentUntilThreshold::new(&four()).with_confirmations(0);
+        assert_eq!(encode(&plain), encode(&zero));
+        let mut waiting = CollectDifferentUntilThreshold::new(&four()).with_confirmations(2);
+        assert_ne!(encode(&plain), encode(&waiting));
+        feed(&mut waiting, [(1, 1), (2, 2), (3, 3)]);
+        let before = encode(&waiting);
+        waiting.end_block();
+        assert_ne!(before, encode(&waiting), "the count is part of the replicated state");
     }
 }

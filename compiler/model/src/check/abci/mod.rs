@@ -10,7 +10,7 @@ mod rounds;
 mod types;
 mod writes;
 
-use super::dataflow::Exit;
+use super::dataflow::{Exit, On};
 use super::graph::{Graph, Quiet, Set};
 use super::system::System;
 use crate::spec::{EventId, Machine, Origin, StateId};
@@ -73,32 +73,52 @@ pub(super) struct Rounds<'m> {
     m: &'m Machine,
     /// The events named by convention for each outcome, looked up once.
     conventional: Vec<Option<EventId>>,
+    /// Each state's timeout event, if it has one (a round has at most one): found in one pass.
+    timeouts: Vec<Option<EventId>>,
 }
 
 impl<'m> Rounds<'m> {
     pub fn new(m: &'m Machine) -> Rounds<'m> {
+        let mut timeouts = vec![None; m.states.len()];
+        for t in &m.transitions {
+            if let Some(e) = t.event
+                && m.event(e).timeout.is_some()
+            {
+                timeouts[t.from.index()] = Some(e);
+            }
+        }
         Rounds {
             m,
             conventional: m.conventional_outcome_events(),
+            timeouts,
         }
     }
 
-    /// How leaving `s` changes the data besides its writes: a reset round starts a new period; a round whose
-    /// outcome the runtime decides (a round kind of an `abci` machine) writes and resets only on its `done`
-    /// event. Custom rounds and the other systems' states change the data on every exit.
+    /// How leaving `s` changes the data besides its writes: a round whose outcome the runtime decides (a round
+    /// kind of an `abci` machine) writes and resets only on its `done` event; a custom round writes whenever it
+    /// decides (every exit but its timeout) and resets on its `done` event, as the runtime runs it. The other
+    /// systems' states write on every exit.
     pub fn exit(&self, s: StateId) -> Exit {
         let m = self.m;
         let st = m.state(s);
         let Some(round) = st.round() else {
             return Exit::default();
         };
-        let decided = m.profile == Profile::Abci
-            && !matches!(st.round_kind(), RoundKind::Custom | RoundKind::Degenerate);
+        let done = || {
+            m.outcome_event_in(s, OutcomeKind::Done, &self.conventional)
+                .map_or(On::Never, On::Only)
+        };
+        let kind = st.round_kind();
+        let writes = if m.profile != Profile::Abci || kind == RoundKind::Degenerate {
+            On::Every
+        } else if kind == RoundKind::Custom {
+            self.timeouts[s.index()].map_or(On::Every, On::AllBut)
+        } else {
+            done()
+        };
         Exit {
-            resets: round.reset,
-            only_on: decided
-                .then(|| m.outcome_event_in(s, OutcomeKind::Done, &self.conventional))
-                .flatten(),
+            writes,
+            resets: round.reset.then(|| if m.profile == Profile::Abci { done() } else { On::Every }),
         }
     }
 

@@ -1,15 +1,37 @@
 //! The parts a round plays in a period besides deciding: `registration;` (it makes the agents it collected the
 //! participants) and `elects_keeper;` (it agrees on the keeper of later `only_keeper_sends` rounds), each on a
-//! round kind that can play it.
+//! round kind that can play it; and `confirmations N;` (it keeps collecting after its threshold) on a round a
+//! threshold decides.
 
 use crate::spec::State;
 use crate::spec::abci::Round;
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_vocab::abci::RoundKind;
 
-/// `registration;` and `elects_keeper;` on rounds that can play those parts.
+/// `registration;` and `elects_keeper;` on rounds that can play those parts, and `confirmations N;` on a round
+/// a threshold decides.
 pub(super) fn check(st: &State, round: &Round, kind: RoundKind, out: &mut Vec<Diagnostic>) {
     use RoundKind as K;
+    if let Some((_, span)) = round.confirmations
+        && !matches!(
+            kind,
+            K::CollectSameUntilThreshold
+                | K::CollectDifferentUntilThreshold
+                | K::CollectNonEmptyUntilThreshold
+        )
+    {
+        out.push(
+            Diagnostic::new(
+                Code::BadConfirmations,
+                format!("a `{}` round does not wait for confirmations", kind.name()),
+            )
+            .at(span, "only a round a threshold decides keeps collecting after it")
+            .help(
+                "confirmations belong to a `collect_same_until_threshold`, `collect_different_until_threshold` \
+                 or `collect_non_empty_until_threshold` round",
+            ),
+        );
+    }
     if let Some(span) = round.registration
         && !matches!(
             kind,

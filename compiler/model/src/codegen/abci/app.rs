@@ -1,7 +1,8 @@
-//! The replicated app of an `abci` machine or composed app whose rounds all have a runtime kind (custom rounds
-//! decide in user code, which the generated app cannot run): the `Spec` the runtime's driver runs, the typed
-//! `Round` in progress, and the `Behaviour` trait the user implements.
+//! The replicated app of an `abci` machine or composed app: the `Spec` the runtime's driver runs, the typed
+//! `Round` in progress, the `Behaviour` trait the user implements (asynchronous: one method per round), and,
+//! for an app with custom rounds, what [`custom`](super::custom) adds.
 
+use super::custom;
 use super::round::{AppRound, app_round};
 use crate::codegen::docs;
 use crate::codegen::tokens::{snake, variant};
@@ -10,8 +11,7 @@ use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
-/// The app, or nothing when a round has no runtime kind or the machine no default start. `outgoing` is
-/// [`Machine::outgoing`].
+/// The app, or nothing when the machine has no default start. `outgoing` is [`Machine::outgoing`].
 pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
     let mut rounds = Vec::new();
     for sid in m.state_ids() {
@@ -37,8 +37,10 @@ pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
     let rules = rules(m, outgoing);
     let data_encoding = data_encoding(m);
     let types = types(m, &rounds);
-    let round_impl = round_impl(&rounds);
+    let customs = custom::generate(m, outgoing, &rounds);
+    let round_impl = round_impl(m, outgoing, &rounds);
     let spec_impl = spec_impl(m, &rounds, &start);
+    let drive = drive(&rounds);
     quote! {
         #data_encoding
 
@@ -46,9 +48,13 @@ pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
 
         #types
 
+        #customs
+
         #round_impl
 
         #spec_impl
+
+        #drive
     }
 }
 
@@ -121,7 +127,10 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
     let methods = rounds.iter().map(|r| {
         let (method, wire) = (&r.method, &r.wire_ty);
         let doc = docs::attrs(&r.docs);
-        quote! { #doc fn #method(&mut self, ctx: &Context<'_>) -> #wire; }
+        quote! {
+            #doc
+            fn #method(&self, ctx: Context) -> impl ::core::future::Future<Output = ::core::result::Result<#wire, ::fsmc_runtime::app::Abstain>> + ::core::marker::Send;
+        }
     });
     let variants = rounds.iter().map(|r| {
         let (sv, ty) = (&r.state, &r.round_ty);
@@ -147,13 +156,16 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
 
         /// One replica of the app: fed ordered blocks, it computes the same state and hash as every other.
         pub type App = ::fsmc_runtime::app::App<Spec>;
-        /// One agent instance: a replica and the agent's [`Behaviour`], driven by a consensus engine.
-        pub type Node = ::fsmc_runtime::app::Node<Spec>;
-        /// What a behaviour sees: the replicated state, from one agent's point of view.
-        pub type Context<'a> = ::fsmc_runtime::app::Context<'a, Spec>;
+        /// One agent instance: a replica and the agent's behaviour `B` (a [`Behaviour`]), driven by a consensus
+        /// engine.
+        pub type Node<B> = ::fsmc_runtime::app::Node<Spec, B>;
+        /// What a behaviour sees: the replicated state when its round opened, from one agent's point of view.
+        pub type Context = ::fsmc_runtime::app::Context<Spec>;
 
         /// The proactive behaviour of each non-final round, implemented by the user: what this agent submits.
-        pub trait Behaviour {
+        /// Each method is asynchronous (write it as an `async fn`): it may wait on I/O across blocks while the
+        /// replica goes on, return `Err` to abstain (`?` on any error does), and is dropped when its round ends.
+        pub trait Behaviour: ::core::marker::Send + ::core::marker::Sync + 'static {
             #(#methods)*
         }
 
@@ -175,7 +187,7 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
 
 /// `AppRound` for `Round`: a payload delivered to the round in progress, the decision at the end of a block,
 /// and who submitted.
-fn round_impl(rounds: &[AppRound]) -> TokenStream {
+fn round_impl(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]) -> TokenStream {
     let delivers = rounds.iter().map(|r| {
         let (sv, wire, check, submit) = (&r.state, &r.wire_ty, &r.check, &r.submit);
         quote! {
@@ -186,12 +198,23 @@ fn round_impl(rounds: &[AppRound]) -> TokenStream {
             }
         }
     });
-    let data_param = if rounds.iter().any(|r| r.uses_value) {
+    let data_param = if rounds.iter().any(|r| r.uses_value || r.custom) {
         quote! { data }
     } else {
         quote! { _data }
     };
-    let ends = rounds.iter().map(end_block);
+    let end_param = if rounds.iter().any(|r| r.custom) {
+        quote! { end }
+    } else {
+        quote! { _end }
+    };
+    let ends = rounds.iter().map(|r| {
+        if r.custom {
+            custom::end_block(m, outgoing, r)
+        } else {
+            end_block(r)
+        }
+    });
     let senders = rounds.iter().map(|r| {
         let sv = &r.state;
         quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::submissions(r).keys().cloned().collect() }
@@ -212,10 +235,10 @@ fn round_impl(rounds: &[AppRound]) -> TokenStream {
             }
 
             fn end_block(
-                &self,
+                &mut self,
                 #data_param: &mut Data,
-                handled: &dyn ::core::ops::Fn(::fsmc_runtime::rounds::OutcomeKind) -> bool,
-            ) -> ::core::option::Option<::fsmc_runtime::app::Decision> {
+                #end_param: &::fsmc_runtime::app::BlockEnd<'_, Spec>,
+            ) -> ::core::option::Option<::fsmc_runtime::app::Decision<Event>> {
                 match self {
                     #(#ends)*
                 }
@@ -230,36 +253,77 @@ fn round_impl(rounds: &[AppRound]) -> TokenStream {
     }
 }
 
-/// The arm of `end_block` for one round: its decision, with the decided value written and the keeper elected.
+/// The arm of `end_block` for a round its kind decides: the outcome, once its confirmations have passed, the
+/// event the state has for it, the decided value written and the keeper elected.
 fn end_block(r: &AppRound) -> TokenStream {
     let (sv, write) = (&r.state, &r.write);
+    let decision = |keeper: TokenStream| {
+        quote! {
+            ::fsmc_runtime::app::Decision {
+                event,
+                outcome: ::core::option::Option::Some(::fsmc_runtime::rounds::OutcomeKind::Done),
+                keeper: #keeper,
+            }
+        }
+    };
     let done = if r.elects {
+        let d = decision(quote! { keeper });
         quote! {
             ::fsmc_runtime::rounds::Outcome::Done(v) => {
                 let keeper = ::core::option::Option::Some(::core::clone::Clone::clone(&v));
                 #write
-                ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper }
+                #d
             }
         }
     } else if r.uses_value {
+        let d = decision(quote! { ::core::option::Option::None });
         quote! {
             ::fsmc_runtime::rounds::Outcome::Done(v) => {
                 #write
-                ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper: ::core::option::Option::None }
+                #d
             }
         }
     } else {
-        quote! {
-            ::fsmc_runtime::rounds::Outcome::Done(_) => ::fsmc_runtime::app::Decision { outcome: ::fsmc_runtime::rounds::OutcomeKind::Done, keeper: ::core::option::Option::None }
-        }
+        let d = decision(quote! { ::core::option::Option::None });
+        quote! { ::fsmc_runtime::rounds::Outcome::Done(_) => #d }
     };
     quote! {
         Round::#sv(r) => {
-            let outcome = ::fsmc_runtime::rounds::Round::outcome(r).filter(|o| handled(o.kind()))?;
+            let outcome = ::fsmc_runtime::rounds::Round::end_block(r)?;
+            let event = State::#sv.outcome_event(outcome.kind())?;
             ::core::option::Option::Some(match outcome {
                 #done,
-                other => ::fsmc_runtime::app::Decision { outcome: other.kind(), keeper: ::core::option::Option::None },
+                other => ::fsmc_runtime::app::Decision {
+                    event,
+                    outcome: ::core::option::Option::Some(other.kind()),
+                    keeper: ::core::option::Option::None,
+                },
             })
+        }
+    }
+}
+
+/// `Drive` for `Spec`: every type implementing `Behaviour` runs as an agent's behaviour, one method per round.
+fn drive(rounds: &[AppRound]) -> TokenStream {
+    let acts = rounds.iter().map(|r| {
+        let (sv, method) = (&r.state, &r.method);
+        quote! {
+            State::#sv => ::core::option::Option::Some(::std::boxed::Box::pin(async move {
+                let payload = Behaviour::#method(&*agent, ctx).await?;
+                ::core::result::Result::Ok(::fsmc_runtime::app::encode(&payload)?)
+            }))
+        }
+    });
+    quote! {
+        impl<B: Behaviour> ::fsmc_runtime::app::Drive<B> for Spec {
+            fn act(agent: &::std::sync::Arc<B>, ctx: Context) -> ::core::option::Option<::fsmc_runtime::app::Pending> {
+                let agent = ::std::sync::Arc::clone(agent);
+                #[allow(unreachable_patterns)]
+                match ctx.state() {
+                    #(#acts,)*
+                    _ => ::core::option::Option::None,
+                }
+            }
         }
     }
 }
@@ -269,20 +333,23 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
     let name = m.name.as_str();
     let starts = rounds.iter().map(|r| {
         let (sv, ty) = (&r.state, &r.round_ty);
-        quote! { State::#sv => ::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#ty>::new(eligible))) }
-    });
-    let acts = rounds.iter().map(|r| {
-        let (sv, method) = (&r.state, &r.method);
-        quote! { State::#sv => ::fsmc_runtime::app::encode(&Behaviour::#method(agent, ctx)) }
+        let confirmations = (r.confirmations > 0).then(|| {
+            let n = r.confirmations;
+            quote! { .with_confirmations(#n) }
+        });
+        quote! { State::#sv => ::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#ty>::new(eligible)#confirmations)) }
     });
     let has_finals = m.states.iter().any(|s| s.is_final);
-    let act_rest =
-        has_finals.then(|| quote! { _ => ::core::result::Result::Ok(::std::vec::Vec::new()), });
     let start_rest = has_finals.then(|| quote! { _ => ::core::option::Option::None, });
     let carry = if m.keys.is_empty() {
         quote! { *data }
     } else {
         quote! { data.carry() }
+    };
+    let logic = if rounds.iter().any(|r| r.custom) {
+        quote! { dyn Rounds }
+    } else {
+        quote! { ::fsmc_runtime::app::NoRounds }
     };
     quote! {
         impl ::fsmc_runtime::app::AppSpec for Spec {
@@ -290,7 +357,7 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
             type Event = Event;
             type Data = Data;
             type Round = Round;
-            type Agent = dyn Behaviour;
+            type Logic = #logic;
 
             const NAME: &'static str = #name;
             const START: State = State::#start;
@@ -311,10 +378,6 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
                 RULES[state as usize]
             }
 
-            fn outcome_event(state: State, outcome: ::fsmc_runtime::rounds::OutcomeKind) -> ::core::option::Option<Event> {
-                state.outcome_event(outcome)
-            }
-
             fn start_round(state: State, eligible: &::fsmc_runtime::rounds::Participants<::fsmc_runtime::app::AgentId>) -> ::core::option::Option<Round> {
                 match state {
                     #(#starts,)*
@@ -324,13 +387,6 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
 
             fn carry(data: &Data) -> Data {
                 #carry
-            }
-
-            fn act(agent: &mut Self::Agent, ctx: &Context<'_>) -> ::core::result::Result<::std::vec::Vec<u8>, ::fsmc_runtime::app::EncodeError> {
-                match ctx.state() {
-                    #(#acts,)*
-                    #act_rest
-                }
             }
         }
     }

@@ -1,9 +1,10 @@
 //! What Open Autonomy adds to an `abci` machine's (or a composed app's) module: each round's kind and outcome
-//! events, and — when every round has a kind the runtime knows — the replicated app ([`app`], with the typed
-//! round of each state from [`round`]): the `Spec` the runtime's driver runs and the `Behaviour` trait the user
-//! implements.
+//! events, and the replicated app ([`app`], with the typed round of each state from [`round`] and what custom
+//! rounds add from [`custom`]): the `Spec` the runtime's driver runs, the `Behaviour` trait the user implements
+//! and, for custom rounds, the `Rounds` trait that decides them.
 
 mod app;
+mod custom;
 mod round;
 
 use super::tokens::{machine_matches, variant};

@@ -23,6 +23,10 @@ pub(super) struct AppRound {
     pub write: TokenStream,
     pub uses_value: bool,
     pub elects: bool,
+    /// A custom round: the app's `Rounds` trait decides it.
+    pub custom: bool,
+    /// How many blocks a threshold round waits after its threshold (`confirmations N;`).
+    pub confirmations: u32,
     pub docs: Vec<String>,
 }
 
@@ -57,6 +61,7 @@ pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option
         quote! { keepers.check(&p)?; }
     };
     let (write, uses_value) = write(m, s);
+    let confirmations = s.round().and_then(|r| r.confirmations).map_or(0, |(n, _)| n);
     Some(AppRound {
         state: variant(&s.name.text),
         method: snake(&s.name.text),
@@ -67,6 +72,8 @@ pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option
         write,
         uses_value,
         elects,
+        custom: kind == RoundKind::Custom,
+        confirmations,
         docs: docs(s, kind, elects, none_handled),
     })
 }
@@ -136,7 +143,13 @@ fn wire(s: &State, kind: RoundKind, elects: bool, none_handled: bool) -> Option<
             quote! { ::core::option::Option::Some(p) },
             false,
         ),
-        RoundKind::Degenerate | RoundKind::Custom => return None,
+        RoundKind::Custom => (
+            quote! { Custom<#agent, #t> },
+            t.clone(),
+            quote! { p },
+            false,
+        ),
+        RoundKind::Degenerate => return None,
     };
     Some(Wire {
         round_ty,
@@ -183,9 +196,11 @@ fn docs(s: &State, kind: RoundKind, elects: bool, none_handled: bool) -> Vec<Str
     }
     docs.push(String::new());
     docs.push(format!(
-        "Runs in the `{}` round; returns this agent's payload.{}",
+        "Runs in the `{}` round; returns this agent's payload, or abstains (nothing is sent; the round's timeout \
+         covers it). It may wait on I/O across blocks; it is dropped when the round ends.{}",
         kind.name(),
         match kind {
+            RoundKind::Custom => " The app's `Rounds` implementation decides the round from every payload.",
             RoundKind::OnlyKeeperSends =>
                 " Only the keeper is asked; `None` reports that it failed.",
             RoundKind::CollectNonEmptyUntilThreshold => " `None` contributes nothing.",
