@@ -17,8 +17,8 @@
 //! collection is ordered, and the only randomness is a seeded ChaCha generator.
 
 use fsmc_runtime::app::{
-    Acted, AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, Cause, ConsensusLayer, Drive,
-    Genesis, NoRounds, Node, NodeError, Submission, Tx, now_or_never,
+    Acted, AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, Cause, ConsensusLayer,
+    Drive, Genesis, NoRounds, Node, NodeError, Submission, Tx, now_or_never,
 };
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};

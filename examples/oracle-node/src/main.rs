@@ -18,12 +18,12 @@ use std::time::{Duration, Instant};
 
 use fsmc_examples::oracle::Agent;
 use fsmc_examples::oracle::oracle_abci_app::Spec;
-use fsmc_runtime::app::NoRounds;
-use std::sync::Arc;
 use fsmc_malachite::config::{Home, TestnetOptions, write_testnet};
 use fsmc_malachite::launch::{NodeProcess, TraceLine};
 use fsmc_malachite::{Observer, run_node, stored_hashes};
+use fsmc_runtime::app::NoRounds;
 use fsmc_runtime::app::{App, AppHash, BlockReport};
+use std::sync::Arc;
 
 #[derive(Parser)]
 #[command(

@@ -155,7 +155,9 @@ impl Behaviour for Agent {
 
 /// The agents of an `n`-agent service.
 pub fn agents(n: usize) -> Vec<(AgentId, Arc<Agent>)> {
-    (0..n).map(|i| (agent_id(i), Arc::new(Agent::new(i)))).collect()
+    (0..n)
+        .map(|i| (agent_id(i), Arc::new(Agent::new(i))))
+        .collect()
 }
 
 /// A simulated network of `n` agents running the oracle, seeded.

@@ -3,10 +3,10 @@
 //! is up and honest.
 
 use fsmc_examples::oracle::{self, Agent, agent_id, is_submit};
+use fsmc_runtime::app::Abstain;
 use fsmc_runtime::app::{AppHash, Cause};
 use fsmc_runtime::rounds::OutcomeKind;
 use fsmc_sim::{Config, Fault, Network, Transition};
-use fsmc_runtime::app::Abstain;
 use oracle::oracle_abci_app::{Behaviour, Context, Spec, State};
 use std::sync::Arc;
 

@@ -116,6 +116,7 @@ fn in_a_state_body_its_properties_then_keys() {
             payload (Property)
             registration (Property)
             elects_keeper (Property)
+            confirmations (Property)
         "#]],
     );
     check(

@@ -438,7 +438,10 @@ fn flag(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
 /// `confirmations 10;`: how many blocks a threshold round keeps collecting after its threshold.
 fn number(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
     let PropValue::Number(n) = &p.value else {
-        diags.push(bad_value(p, "a whole number of blocks: `confirmations 10;`"));
+        diags.push(bad_value(
+            p,
+            "a whole number of blocks: `confirmations 10;`",
+        ));
         return;
     };
     let Ok(count) = n.text.parse::<u32>() else {

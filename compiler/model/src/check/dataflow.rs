@@ -233,7 +233,14 @@ fn requires_of(m: &Machine, s: StateId, n: usize) -> Bits {
     b
 }
 
-fn exit_of(m: &Machine, s: StateId, resets: bool, writes: bool, mut entry: Bits, cross: &Bits) -> Bits {
+fn exit_of(
+    m: &Machine,
+    s: StateId,
+    resets: bool,
+    writes: bool,
+    mut entry: Bits,
+    cross: &Bits,
+) -> Bits {
     if resets {
         entry.and(cross);
     }

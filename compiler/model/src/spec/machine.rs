@@ -349,6 +349,6 @@ mod tests {
             .max(size_of::<GenieState>())
             .max(size_of::<Stage>());
         assert!(size_of::<StateData>() <= largest + 8);
-        assert!(size_of::<State>() <= 168, "{} bytes", size_of::<State>());
+        assert!(size_of::<State>() <= 176, "{} bytes", size_of::<State>());
     }
 }

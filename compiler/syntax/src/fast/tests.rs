@@ -427,15 +427,23 @@ fn direct() -> impl Strategy<Value = Vec<Tok>> {
     })
 }
 
+/// A property's name: any name but a statement's keyword (`event 30s;` is a bad event, not a property).
+fn property_name() -> impl Strategy<Value = String> {
+    name().prop_filter("a statement's keyword", |n| {
+        !matches!(n.as_str(), "event" | "key")
+    })
+}
+
 /// A property, in each of its forms.
 fn property() -> impl Strategy<Value = Vec<Tok>> {
     use Tok::*;
     prop_oneof![
-        name().prop_map(|n| vec![Word(n), Punct(";")]),
-        (name(), name()).prop_map(|(n, v)| vec![Word(n), Punct("="), Word(v), Punct(";")]),
-        name().prop_map(|n| vec![Word(n), Punct("\"t; {}.j2\""), Punct(";")]),
-        name().prop_map(|n| vec![Word(n), Word("30s".into()), Punct(";")]),
-        (name(), name()).prop_map(|(n, a)| vec![
+        property_name().prop_map(|n| vec![Word(n), Punct(";")]),
+        (property_name(), name()).prop_map(|(n, v)| vec![Word(n), Punct("="), Word(v), Punct(";")]),
+        property_name().prop_map(|n| vec![Word(n), Punct("\"t; {}.j2\""), Punct(";")]),
+        property_name().prop_map(|n| vec![Word(n), Word("30s".into()), Punct(";")]),
+        property_name().prop_map(|n| vec![Word(n), Word("10".into()), Punct(";")]),
+        (property_name(), name()).prop_map(|(n, a)| vec![
             Word(n),
             Word(a),
             Punct(","),

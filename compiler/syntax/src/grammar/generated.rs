@@ -557,9 +557,16 @@ impl ::pest::Parser<Rule> for FsmParser {
                                         |state| {
                                             state
                                                 .sequence(|state| {
-                                                    self::r#ASCII_DIGIT(state)
+                                                    state
+                                                        .sequence(|state| {
+                                                            self::r#ASCII_DIGIT(state)
+                                                                .and_then(|state| {
+                                                                    state.repeat(|state| { self::r#ASCII_DIGIT(state) })
+                                                                })
+                                                        })
                                                         .and_then(|state| {
-                                                            state.repeat(|state| { self::r#ASCII_DIGIT(state) })
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
                                                         })
                                                 })
                                         },
@@ -2166,6 +2173,18 @@ impl ::pest::Parser<Rule> for FsmParser {
                                 state
                                     .sequence(|state| {
                                         self::r#docs(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .lookahead(
+                                                        false,
+                                                        |state| {
+                                                            self::r#kw_state(state)
+                                                                .or_else(|state| { self::r#kw_event(state) })
+                                                                .or_else(|state| { self::r#kw_key(state) })
+                                                        },
+                                                    )
+                                            })
                                             .and_then(|state| { super::hidden::skip(state) })
                                             .and_then(|state| { self::r#ident(state) })
                                             .and_then(|state| { super::hidden::skip(state) })

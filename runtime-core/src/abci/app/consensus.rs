@@ -213,5 +213,4 @@ impl<S: Drive<B>, B: ?Sized + Send + Sync + 'static> Node<S, B> {
         self.work = None;
         Ok(acted)
     }
-
 }

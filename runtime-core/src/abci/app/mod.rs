@@ -50,18 +50,18 @@ mod behaviour;
 mod block;
 mod consensus;
 mod context;
+#[cfg(test)]
+mod node_tests;
 mod replica;
 mod spec;
 #[cfg(test)]
-mod node_tests;
-#[cfg(test)]
 mod tests;
 
-pub use block::{AgentId, AppHash, Block, EncodeError, Submission, Tx, decode, encode};
 pub use behaviour::{Abstain, Acted, Drive, Pending, now_or_never};
+pub use block::{AgentId, AppHash, Block, EncodeError, Submission, Tx, decode, encode};
 pub use consensus::{ConsensusLayer, Node, NodeError, Stepped};
 pub use context::Context;
 pub use replica::{App, AppError, AppStep, BlockReport, Cause, Genesis, Rejected};
 pub use spec::{
-    AppRound, AppSpec, BlockEnd, Decision, Deciding, KeeperPool, NoRounds, Rejection, Role, Rules,
+    AppRound, AppSpec, BlockEnd, Deciding, Decision, KeeperPool, NoRounds, Rejection, Role, Rules,
 };

@@ -119,7 +119,11 @@ fn work_waits_across_blocks_and_submits_once_ready() {
     let stepped = node.step(&mut engine).unwrap();
     assert_eq!(stepped.acted, [Acted::Submitted { round: 0 }]);
     assert_eq!(engine.submitted.len(), 1);
-    assert_eq!(gate.started.load(Ordering::SeqCst), 1, "started once for the round");
+    assert_eq!(
+        gate.started.load(Ordering::SeqCst),
+        1,
+        "started once for the round"
+    );
     node.step(&mut engine).unwrap();
     assert_eq!(engine.submitted.len(), 1, "one payload per round");
 }
@@ -132,7 +136,11 @@ fn work_for_a_round_that_ended_is_cancelled_and_the_next_round_starts() {
     // Every agent's registration lands in one block (this node's own payload among them, sent by the others'
     // copy of it): the round ends while this node's work still waits.
     let app = node.app().clone();
-    engine.blocks.push_back(super::tests::block(&app, 1_000, everyone(&app, &mut honest())));
+    engine.blocks.push_back(super::tests::block(
+        &app,
+        1_000,
+        everyone(&app, &mut honest()),
+    ));
     let stepped = node.step(&mut engine).unwrap();
     assert_eq!(node.app().state(), State::Observe);
     assert_eq!(stepped.acted, [Acted::Cancelled { round: 0 }]);
@@ -174,5 +182,9 @@ fn an_abstaining_or_panicking_behaviour_is_reported_and_the_node_goes_on() {
         }]
     );
     engine.blocks.push_back(empty_block(&node));
-    assert_eq!(node.step(&mut engine).unwrap().blocks.len(), 1, "the node goes on");
+    assert_eq!(
+        node.step(&mut engine).unwrap().blocks.len(),
+        1,
+        "the node goes on"
+    );
 }

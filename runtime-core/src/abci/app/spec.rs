@@ -204,14 +204,14 @@ impl<S: AppSpec, P: Ord> Deciding<'_, S, P> {
     pub fn most_common(&self) -> Option<(&P, usize)> {
         let mut counts: BTreeMap<&P, usize> = BTreeMap::new();
         for p in self.payloads.values() {
-            *counts.entry(p).or_insert(0) += 1;
+            // At most one count per agent: no overflow.
+            let n = counts.entry(p).or_insert(0);
+            *n = n.saturating_add(1);
         }
-        counts
-            .into_iter()
-            .fold(None, |best, (p, n)| match best {
-                Some((_, m)) if m >= n => best,
-                _ => Some((p, n)),
-            })
+        counts.into_iter().fold(None, |best, (p, n)| match best {
+            Some((_, m)) if m >= n => best,
+            _ => Some((p, n)),
+        })
     }
 
     /// The payload a threshold of the eligible agents agree on, if any.
@@ -333,4 +333,3 @@ impl From<RoundError> for Rejection {
         Rejection::Round(e)
     }
 }
-

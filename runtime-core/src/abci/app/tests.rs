@@ -305,7 +305,6 @@ impl AppSpec for TestApp {
             ..Data::default()
         }
     }
-
 }
 
 /// The event `state` emits for `outcome`, if it has a transition for it (generated code's `outcome_event`).

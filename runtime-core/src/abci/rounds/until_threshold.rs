@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{Collection, Confirmations, Outcome, Participants, Round, RoundError, RoundKind, Tally, tally};
+use super::{
+    Collection, Confirmations, Outcome, Participants, Round, RoundError, RoundKind, Tally, tally,
+};
 
 /// Participants vote for a value (`Some`) or for nothing (`None`).
 ///
@@ -420,7 +422,10 @@ mod tests {
         // Without confirmations the first block with the threshold decides, on the payloads then.
         let mut plain = CollectDifferentUntilThreshold::new(&four());
         feed(&mut plain, [(1, 10), (2, 20), (3, 30)]);
-        assert_eq!(plain.end_block().map(|o| o.kind()), Some(super::super::OutcomeKind::Done));
+        assert_eq!(
+            plain.end_block().map(|o| o.kind()),
+            Some(super::super::OutcomeKind::Done)
+        );
 
         // With two, the round decides at the third block that ends with the threshold reached, with the
         // late payload counted (upstream's `block_confirmations > required_block_confirmations`).
@@ -457,7 +462,10 @@ mod tests {
         // Its no-majority is decided only after the confirmations too, which count only blocks at the
         // threshold: as upstream, a round that never reaches it waits (for its timeout).
         let mut split = CollectSameUntilThreshold::new(&four()).with_confirmations(1);
-        feed(&mut split, [(1, Some(1)), (2, Some(2)), (3, Some(3)), (4, Some(4))]);
+        feed(
+            &mut split,
+            [(1, Some(1)), (2, Some(2)), (3, Some(3)), (4, Some(4))],
+        );
         assert_eq!(split.outcome(), Some(Outcome::NoMajority));
         assert_eq!(split.end_block(), None);
         assert_eq!(split.end_block(), None);
@@ -474,6 +482,10 @@ mod tests {
         feed(&mut waiting, [(1, 1), (2, 2), (3, 3)]);
         let before = encode(&waiting);
         waiting.end_block();
-        assert_ne!(before, encode(&waiting), "the count is part of the replicated state");
+        assert_ne!(
+            before,
+            encode(&waiting),
+            "the count is part of the replicated state"
+        );
     }
 }

@@ -118,7 +118,13 @@ impl<'m> Rounds<'m> {
         };
         Exit {
             writes,
-            resets: round.reset.then(|| if m.profile == Profile::Abci { done() } else { On::Every }),
+            resets: round.reset.then(|| {
+                if m.profile == Profile::Abci {
+                    done()
+                } else {
+                    On::Every
+                }
+            }),
         }
     }
 

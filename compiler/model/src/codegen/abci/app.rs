@@ -262,12 +262,12 @@ fn end_block(r: &AppRound) -> TokenStream {
             ::fsmc_runtime::app::Decision {
                 event,
                 outcome: ::core::option::Option::Some(::fsmc_runtime::rounds::OutcomeKind::Done),
-                keeper: #keeper,
+                #keeper
             }
         }
     };
     let done = if r.elects {
-        let d = decision(quote! { keeper });
+        let d = decision(quote! { keeper, });
         quote! {
             ::fsmc_runtime::rounds::Outcome::Done(v) => {
                 let keeper = ::core::option::Option::Some(::core::clone::Clone::clone(&v));
@@ -276,7 +276,7 @@ fn end_block(r: &AppRound) -> TokenStream {
             }
         }
     } else if r.uses_value {
-        let d = decision(quote! { ::core::option::Option::None });
+        let d = decision(quote! { keeper: ::core::option::Option::None, });
         quote! {
             ::fsmc_runtime::rounds::Outcome::Done(v) => {
                 #write
@@ -284,7 +284,7 @@ fn end_block(r: &AppRound) -> TokenStream {
             }
         }
     } else {
-        let d = decision(quote! { ::core::option::Option::None });
+        let d = decision(quote! { keeper: ::core::option::Option::None, });
         quote! { ::fsmc_runtime::rounds::Outcome::Done(_) => #d }
     };
     quote! {
@@ -309,8 +309,10 @@ fn drive(rounds: &[AppRound]) -> TokenStream {
         let (sv, method) = (&r.state, &r.method);
         quote! {
             State::#sv => ::core::option::Option::Some(::std::boxed::Box::pin(async move {
-                let payload = Behaviour::#method(&*agent, ctx).await?;
-                ::core::result::Result::Ok(::fsmc_runtime::app::encode(&payload)?)
+                // No binding: a unit payload would make one a lint.
+                ::core::result::Result::Ok(::fsmc_runtime::app::encode(
+                    &Behaviour::#method(&*agent, ctx).await?,
+                )?)
             }))
         }
     });

@@ -90,7 +90,10 @@ fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
         let doc = format!(" Ends `{}` with `{}`.", s.name, m.event(e).name);
         quote! { #[doc = #doc] #v }
     });
-    let outcome_doc = format!(" How `{}` may end: one variant per event it has a transition for.", s.name);
+    let outcome_doc = format!(
+        " How `{}` may end: one variant per event it has a transition for.",
+        s.name
+    );
     let writes_def = (!s.writes.is_empty()).then(|| {
         let fields = s.writes.iter().map(|(k, _)| {
             let key = m.key(*k);

@@ -61,7 +61,10 @@ pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option
         quote! { keepers.check(&p)?; }
     };
     let (write, uses_value) = write(m, s);
-    let confirmations = s.round().and_then(|r| r.confirmations).map_or(0, |(n, _)| n);
+    let confirmations = s
+        .round()
+        .and_then(|r| r.confirmations)
+        .map_or(0, |(n, _)| n);
     Some(AppRound {
         state: variant(&s.name.text),
         method: snake(&s.name.text),

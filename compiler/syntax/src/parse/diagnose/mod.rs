@@ -267,7 +267,12 @@ impl Form {
 fn property_only(r: Rule) -> bool {
     matches!(
         r,
-        Rule::string | Rule::duration | Rule::prop_eq | Rule::prop_list | Rule::equals
+        Rule::string
+            | Rule::duration
+            | Rule::integer
+            | Rule::prop_eq
+            | Rule::prop_list
+            | Rule::equals
     )
 }
 
