@@ -157,6 +157,15 @@ pub struct NodeSettings {
     pub max_clock_drift_ms: u64,
     /// How often this node's own transactions still waiting for a block are forwarded again.
     pub tx_resend_ms: u64,
+    /// At block interval 0: how long a decided height is held, beyond the time heights have recently taken to
+    /// decide, so that the payloads every replica submits after the block reach the next proposer and the
+    /// round they are for can end in one height (0: not held).
+    #[serde(default = "default_tx_wait_ms")]
+    pub tx_wait_ms: u64,
+}
+
+fn default_tx_wait_ms() -> u64 {
+    10
 }
 
 impl NodeSettings {
@@ -174,6 +183,7 @@ impl NodeSettings {
             sync_status_interval_ms: 500,
             max_clock_drift_ms: 2_000,
             tx_resend_ms: 1_000,
+            tx_wait_ms: default_tx_wait_ms(),
         }
     }
 

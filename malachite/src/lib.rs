@@ -33,15 +33,21 @@ pub use node::{
     EngineLayer, Halted, Observer, RunError, app_block, node_address, run_node, stored_hashes,
 };
 
-/// Installs the log output: warnings from the engine, and this crate's own progress at `level`, on standard
-/// error.
+/// Installs the log output on standard error: warnings from the engine, and this crate's own progress at
+/// `level`. `FSMC_LOG` adds directives in the form `target=level,target=level` (for instance
+/// `malachitebft_core_consensus=debug` to follow the engine's steps); a malformed value is ignored.
 pub fn init_logging(level: tracing::Level) {
     use tracing_subscriber::filter::Targets;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
+    let extra: Targets = std::env::var("FSMC_LOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default();
     let filter = Targets::new()
         .with_default(tracing::Level::WARN)
-        .with_target("fsmc_malachite", level);
+        .with_target("fsmc_malachite", level)
+        .with_targets(extra);
     let _ = tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()

@@ -160,7 +160,7 @@ impl Observer<Spec> for Printer {
             txs: report.accepted + report.rejected.len(),
         };
         let mut rest = format!(
-            "time=+{:.2}s rejected={}",
+            "time=+{:.3}s rejected={}",
             report.time_ms.saturating_sub(self.genesis_ms) as f64 / 1000.0,
             report.rejected.len()
         );

@@ -159,7 +159,7 @@ impl Host {
                     signature,
                 };
                 // Durable before anyone sees it: a restarted proposer must not propose another block.
-                self.store.save_proposal(part.clone())?;
+                self.store.save_proposal(part.clone(), true)?;
                 part
             }
         };
@@ -235,9 +235,10 @@ impl Host {
         Ok(())
     }
 
-    /// The height is final: start the next one, or restart this one when the decided value never arrived.
+    /// The height is final: start the next one (when this node proposes it, perhaps a moment later: see
+    /// `pacing`), or restart this one when the decided value never arrived.
     fn finalized(
-        &self,
+        &mut self,
         certificate: &CommitCertificate<FsmcContext>,
         reply: Reply<Next<FsmcContext>>,
     ) {
@@ -248,7 +249,7 @@ impl Host {
             warn!(%height, "decided without the value; restarting the height to sync it");
             Next::Restart(height, self.params())
         };
-        let _ = reply.send(next);
+        self.start_next(next, reply);
     }
 
     /// Serves committed blocks with their certificates to a peer catching up, a bounded batch at a time.
