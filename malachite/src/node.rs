@@ -236,13 +236,22 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     logic: Arc<S::Logic>,
     observer: &mut dyn Observer<S>,
 ) -> Result<(), RunError> {
-    let home = Home::load(home)?;
+    run_home(&Home::load(home)?, agent, logic, observer)
+}
+
+/// [`run_node`] for a home directory already loaded (and checked by whoever starts the node).
+pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
+    home: &Home,
+    agent: Arc<B>,
+    logic: Arc<S::Logic>,
+    observer: &mut dyn Observer<S>,
+) -> Result<(), RunError> {
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {
         warn!("{warning}");
     }
-    let mut node = new_node::<S, B>(&home, &validators, agent, logic)?;
+    let mut node = new_node::<S, B>(home, agent, logic)?;
     let tip = replay(&mut node, home.genesis.genesis_time_ms, &opened.blocks)?;
     if tip.height > 0 {
         info!(height = tip.height, "replayed the block store");
@@ -263,7 +272,7 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
         commits: commits_rx,
         from_app,
     };
-    spawn_engine(&runtime, &home, validators, opened, tip, port)?;
+    spawn_engine(&runtime, home, validators, opened, tip, port)?;
 
     let mut layer = EngineLayer {
         blocks: blocks_rx,
@@ -285,16 +294,10 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
 /// app's agents.
 fn new_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Home,
-    validators: &ValidatorSet,
     agent: Arc<B>,
     logic: Arc<S::Logic>,
 ) -> Result<Node<S, B>, RunError> {
-    let agents: Vec<AgentId> = validators
-        .validators()
-        .iter()
-        .map(|v| v.address.to_string())
-        .collect();
-    let mut genesis = Genesis::new(agents, home.genesis.genesis_time_ms);
+    let mut genesis = Genesis::new(home.agents()?, home.genesis.genesis_time_ms);
     genesis.history_depth = home.genesis.history_depth;
     let app = App::<S>::with_rounds(genesis, logic).map_err(RunError::App)?;
     let me = home.key.public_key().address();
