@@ -6,6 +6,8 @@
 //! oracle-node run --nodes 4                  keys, genesis and configs in a fresh directory, then 4 nodes
 //! oracle-node testnet --nodes 4 --dir D      only write D/node-0 … D/node-3
 //! oracle-node start --home D/node-0          one node
+//! oracle-node start --home D/node-0 --price-source http://127.0.0.1:PORT/price
+//!                                            one node fetching its observations over HTTP
 //! oracle-node inspect --home D/node-0        the heights and app hashes in a node's block store
 //! ```
 
@@ -18,11 +20,12 @@ use std::time::{Duration, Instant};
 
 use fsmc_examples::oracle::Agent;
 use fsmc_examples::oracle::oracle_abci_app::Spec;
+use fsmc_examples::oracle::sources::{PriceFeed, TIMEOUT_MS};
 use fsmc_malachite::config::{Home, TestnetOptions, write_testnet};
 use fsmc_malachite::launch::{NodeProcess, TraceLine};
 use fsmc_malachite::{Observer, run_node, stored_hashes};
 use fsmc_runtime::app::NoRounds;
-use fsmc_runtime::app::{App, AppHash, BlockReport};
+use fsmc_runtime::app::{Acted, App, AppHash, BlockReport};
 use std::sync::Arc;
 
 #[derive(Parser)]
@@ -84,6 +87,11 @@ enum Command {
         /// This crate's log level on standard error (error, warn, info, debug, trace).
         #[arg(long, default_value = "info")]
         log: tracing::Level,
+        /// Fetch this agent's observations over HTTP from the price source at this URL
+        /// (`http://IP:PORT/price`, as `--example price_sources` serves) instead of the simulated feed; the agent
+        /// abstains when the source fails or does not answer in time.
+        #[arg(long)]
+        price_source: Option<String>,
     },
     /// Writes a local network and runs every node as its own process, printing their traces live.
     Run {
@@ -111,7 +119,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Testnet { net, dir } => testnet(&net, &dir),
-        Command::Start { home, log } => start(&home, log),
+        Command::Start {
+            home,
+            log,
+            price_source,
+        } => start(&home, log, price_source.as_deref()),
         Command::Run {
             net,
             dir,
@@ -169,13 +181,31 @@ impl Observer<Spec> for Printer {
         }
         println!("{}", line.format(&rest));
     }
+
+    fn acted(&mut self, _: &App<Spec>, acted: &Acted) {
+        match acted {
+            Acted::Submitted { .. } => {}
+            Acted::Abstained { round, reason } => {
+                println!("acted round={round} abstained: {reason}")
+            }
+            Acted::Panicked { round, message } => {
+                println!("acted round={round} panicked: {message}")
+            }
+            Acted::Cancelled { round } => println!("acted round={round} cancelled"),
+        }
+    }
 }
 
-fn start(home: &Path, log: tracing::Level) -> Result<()> {
+fn start(home: &Path, log: tracing::Level, price_source: Option<&str>) -> Result<()> {
     fsmc_malachite::init_logging(log);
     let config = Home::load(home)?;
-    // The same behaviour as in the simulation: agent i of the service.
-    let agent = Arc::new(Agent::new(config.settings.index));
+    // The same behaviour as in the simulation: agent i of the service, observing the simulated feed or an HTTP
+    // source (its requests run on the engine's runtime, where the node polls behaviours).
+    let mut agent = Agent::new(config.settings.index);
+    if let Some(url) = price_source {
+        agent = agent.with_feed(PriceFeed::new(url, Duration::from_millis(TIMEOUT_MS))?);
+    }
+    let agent = Arc::new(agent);
     let mut printer = Printer {
         genesis_ms: config.genesis.genesis_time_ms,
     };
