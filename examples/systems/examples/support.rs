@@ -1,6 +1,8 @@
-//! Runs two support conversations through Genie sessions, as a web front end would, and prints every request
-//! with what came back: the rendered output, the next actions (only `poll` while an invoker works, with its
-//! progress), refusals, an invoker failure and its retry, and a session saved mid-task and resumed.
+//! Runs three support conversations through Genie sessions, as a web front end would, and prints every
+//! request with what came back: the rendered output, the next actions (only `poll` while an invoker works, with
+//! its progress), refusals, a session saved mid-task and resumed, and invoker failures met by each state's
+//! policy: a summary retried, an unreadable upload abandoned, a drafting model that stays down handing the
+//! customer over to a person.
 //!
 //! `cargo run -p fsmc-examples --example support`
 
@@ -48,8 +50,9 @@ async fn run() -> Result<(), GenieError> {
         "I was charged twice, I want to talk to a person",
     )?;
     grace.poll_until_idle().await;
-    // The failure is kept in the session and shown with every response until the work is retried.
-    grace.retry()?;
+    // `SummariseForAgent` waits when its work fails (`on_failure retry;`): the failure is shown with `retry` and
+    // `abandon` as the next actions, and the front end sends `retry`.
+    grace.send("retry", "")?;
     // The server restarts while the summary is being written: the session is saved, and resumed elsewhere.
     let saved = serde_json::to_string(&grace.session.snapshot())
         .map_err(|e| GenieError::Snapshot(e.to_string()))?;
@@ -70,6 +73,30 @@ async fn run() -> Result<(), GenieError> {
         case.ticket, case.notified
     );
     for f in grace.session.snapshot().failures() {
+        println!("  failure kept in the session: {f}");
+    }
+
+    println!("\n== Linus's parcel: an upload that cannot be read, a drafting model that stays down\n");
+    let mut linus = Conversation::start(&flow, "Linus")?;
+    model.fail_once("ocr");
+    // The dialogue records a note of the upload (a hook's derivative), not the upload.
+    linus.send("upload", "screenshot: tracking page, Error 404")?;
+    linus.poll_until_idle().await;
+    // `ExtractAttachment` waits too; this time the customer gives the upload up and the conversation goes on
+    // without it, as `on_failure continue;` would have.
+    linus.send("abandon", "")?;
+    linus.poll_until_idle().await;
+    model.take_down("draft");
+    linus.send(
+        "user_input",
+        "my parcel tracking link does not work, it is urgent",
+    )?;
+    // `DraftAnswer` sends `draft_failed` when its work fails (`on_failure = draft_failed;`): a person takes
+    // over, and the failure is shown with the hand-over.
+    linus.poll_until_idle().await;
+    print!("{}", render_trace(&linus.trace));
+    print_dialogue(&linus);
+    for f in linus.session.snapshot().failures() {
         println!("  failure kept in the session: {f}");
     }
     Ok(())

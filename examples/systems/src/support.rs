@@ -5,7 +5,8 @@
 //!
 //! What is written here is what a Genie application writes: the case the conversation is about ([`Case`],
 //! the session's context, which implements the generated `Hooks`) and the invoker ([`SupportModel`], rules
-//! standing in for the LLM calls, which plans and runs the tasks of each invoker state).
+//! standing in for the LLM calls, which plans and runs the tasks of the work each invoker state names, matching
+//! on the generated `Work` enum).
 
 fsmc_runtime::include_fsm!("../../specs/support/support.fsm");
 
@@ -18,7 +19,7 @@ use fsmc_runtime::genie::{
     Flow, GenieError, Invocation, Invoker, Response, Session, TaskCall, TaskError, TaskFuture,
     TaskGraph,
 };
-use support_assistant::{Event, Hooks, State, Transition};
+use support_assistant::{Event, Hooks, State, Transition, Work};
 
 /// The case a conversation is about: the session's context. Templates see its fields (`{{ customer }}`,
 /// `{{ question }}`, `{{ ticket }}`); the spec's guards read it and its actions change it.
@@ -84,6 +85,11 @@ impl Hooks for Case {
     }
     fn record_resolution(&mut self, _: &Transition<'_>) {
         self.resolved = true;
+    }
+    /// The dialogue records a note of the upload, not its content (what a person reading the case needs).
+    fn note_upload(&mut self, t: &Transition<'_>) {
+        let size = t.profile.actor_input().chars().count();
+        t.profile.record(format!("[uploaded a file of {size} characters]"));
     }
     fn open_ticket(&mut self, t: &Transition<'_>) {
         // Numbered after the conversation so far, so the same conversation opens the same ticket.
@@ -183,6 +189,8 @@ pub struct SupportModel {
     /// Tasks made to fail, by name (to show a failure recorded and retried); a failed task is healed once it
     /// has failed, so a retry succeeds.
     pub failing: Arc<Mutex<Vec<String>>>,
+    /// Tasks that fail every time: a model that stays down.
+    pub down: Arc<Mutex<Vec<String>>>,
     /// Every task started, as `state/task`, in the order started.
     pub started: Arc<Mutex<Vec<String>>>,
 }
@@ -193,6 +201,7 @@ impl SupportModel {
         SupportModel {
             latency,
             failing: Arc::default(),
+            down: Arc::default(),
             started: Arc::default(),
         }
     }
@@ -200,6 +209,14 @@ impl SupportModel {
     /// Makes the next run of task `name` fail.
     pub fn fail_once(&self, name: &str) {
         self.failing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(name.to_owned());
+    }
+
+    /// Makes every run of task `name` fail from now on.
+    pub fn take_down(&self, name: &str) {
+        self.down
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(name.to_owned());
@@ -214,28 +231,30 @@ impl SupportModel {
     }
 }
 
-impl Invoker for SupportModel {
-    fn plan(&self, invocation: &Invocation<'_>) -> TaskGraph {
+impl Invoker<Work> for SupportModel {
+    fn plan(&self, invocation: &Invocation<'_, Work>) -> TaskGraph {
         let mut g = TaskGraph::new();
-        // Indices come from `add` itself, so a dependency can only name a task added before it.
+        // Indices come from `add` itself, so a dependency can only name a task added before it. The match is
+        // on the spec's names for the work: one the spec does not have does not compile, and a new one in the
+        // spec is a missing arm.
         let dag = |g: &mut TaskGraph| -> Result<(), TaskError> {
-            match invocation.state {
-                "RetrieveDocuments" => {
+            match invocation.work {
+                Work::Retrieval => {
                     let manual = g.add("search_manual", &[])?;
                     let faq = g.add("search_faq", &[])?;
                     g.add("rank", &[manual, faq])?;
                 }
-                "DraftAnswer" => {
+                Work::Drafting => {
                     let draft = g.add("draft", &[])?;
                     g.add("review", &[draft])?;
                 }
-                "ExtractAttachment" => {
+                Work::Ocr => {
                     g.add("ocr", &[])?;
                 }
-                "SummariseForAgent" => {
+                Work::Summary => {
                     g.add("summarise", &[])?;
                 }
-                _ => {
+                Work::Classification => {
                     g.add("classify", &[])?;
                 }
             }
@@ -248,9 +267,10 @@ impl Invoker for SupportModel {
         }
     }
 
-    fn run(&self, call: TaskCall) -> TaskFuture {
+    fn run(&self, call: TaskCall<Work>) -> TaskFuture {
         let latency = self.latency;
         let failing = Arc::clone(&self.failing);
+        let down = Arc::clone(&self.down);
         self.started
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -263,6 +283,9 @@ impl Invoker for SupportModel {
                     failing.remove(i);
                     return Err(TaskError::new("the model did not answer in time"));
                 }
+            }
+            if down.lock().unwrap_or_else(PoisonError::into_inner).contains(&call.task) {
+                return Err(TaskError::new("the model is down"));
             }
             let inputs: BTreeMap<&str, &str> = call
                 .inputs
@@ -346,15 +369,6 @@ impl Conversation {
         got
     }
 
-    /// Runs failed invoker work again, as a front end's "retry" button does.
-    pub fn retry(&mut self) -> Result<Response, GenieError> {
-        let got = self.session.retry();
-        self.trace.push(Exchange {
-            sent: ("retry".into(), String::new()),
-            got: got.clone(),
-        });
-        got
-    }
 
     /// Polls until the invokers are done (or failed), as a front end does while it shows progress: every
     /// change of the session (a task done, a new DAG) is one poll in the trace.
