@@ -64,7 +64,8 @@ fn dag(c: &mut Criterion) {
             group.bench_with_input(BenchmarkId::new(name, tasks), &tasks, |b, &tasks| {
                 b.iter(|| {
                     runtime.block_on(async {
-                        let flow = Flow::<bench::State>::new(Instant { tasks, shape }).expect("flow");
+                        let flow =
+                            Flow::<bench::State>::new(Instant { tasks, shape }).expect("flow");
                         let (session, _) = flow.start(()).expect("start");
                         session.send("ask", "go").expect("the DAG starts");
                         let done = session.idle().await;

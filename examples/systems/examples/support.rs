@@ -76,7 +76,9 @@ async fn run() -> Result<(), GenieError> {
         println!("  failure kept in the session: {f}");
     }
 
-    println!("\n== Linus's parcel: an upload that cannot be read, a drafting model that stays down\n");
+    println!(
+        "\n== Linus's parcel: an upload that cannot be read, a drafting model that stays down\n"
+    );
     let mut linus = Conversation::start(&flow, "Linus")?;
     model.fail_once("ocr");
     // The dialogue records a note of the upload (a hook's derivative), not the upload.

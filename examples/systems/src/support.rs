@@ -89,7 +89,8 @@ impl Hooks for Case {
     /// The dialogue records a note of the upload, not its content (what a person reading the case needs).
     fn note_upload(&mut self, t: &Transition<'_>) {
         let size = t.profile.actor_input().chars().count();
-        t.profile.record(format!("[uploaded a file of {size} characters]"));
+        t.profile
+            .record(format!("[uploaded a file of {size} characters]"));
     }
     fn open_ticket(&mut self, t: &Transition<'_>) {
         // Numbered after the conversation so far, so the same conversation opens the same ticket.
@@ -284,7 +285,11 @@ impl Invoker<Work> for SupportModel {
                     return Err(TaskError::new("the model did not answer in time"));
                 }
             }
-            if down.lock().unwrap_or_else(PoisonError::into_inner).contains(&call.task) {
+            if down
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(&call.task)
+            {
                 return Err(TaskError::new("the model is down"));
             }
             let inputs: BTreeMap<&str, &str> = call
@@ -368,7 +373,6 @@ impl Conversation {
         });
         got
     }
-
 
     /// Polls until the invokers are done (or failed), as a front end does while it shows progress: every
     /// change of the session (a task done, a new DAG) is one poll in the trace.

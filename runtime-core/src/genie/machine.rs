@@ -238,7 +238,9 @@ impl Display for GenieError {
             GenieError::NoRuntime => f.write_str(
                 "no Tokio runtime is running: create the flow inside one (invoker tasks run on it)",
             ),
-            GenieError::NothingFailed => f.write_str("no failed work waits to be retried or abandoned"),
+            GenieError::NothingFailed => {
+                f.write_str("no failed work waits to be retried or abandoned")
+            }
             GenieError::Store(why) => write!(f, "the session store failed: {why}"),
             GenieError::Snapshot(why) => write!(f, "the session cannot be resumed: {why}"),
         }

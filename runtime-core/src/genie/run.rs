@@ -96,7 +96,9 @@ impl Plan {
                 let inputs = node
                     .after
                     .iter()
-                    .filter_map(|&i| Some((tasks.get(i)?.name.clone(), task.outputs.get(i)?.clone()?)))
+                    .filter_map(|&i| {
+                        Some((tasks.get(i)?.name.clone(), task.outputs.get(i)?.clone()?))
+                    })
                     .collect();
                 let call = TaskCall {
                     state: state.name().to_owned(),
@@ -134,7 +136,14 @@ where
     let mut running: JoinSet<(usize, Result<String, TaskError>)> = JoinSet::new();
     let mut joined: Option<Joined> = None;
     loop {
-        let next = step(&flow, home.as_ref(), id, &mut plan, joined.take(), running.is_empty());
+        let next = step(
+            &flow,
+            home.as_ref(),
+            id,
+            &mut plan,
+            joined.take(),
+            running.is_empty(),
+        );
         match next {
             Next::Go(calls) => {
                 for (index, call) in calls {
@@ -198,7 +207,11 @@ where
                 true
             }
             Some(Err(e)) => {
-                let message = if e.is_panic() { "the task panicked" } else { "the task was cancelled" };
+                let message = if e.is_panic() {
+                    "the task panicked"
+                } else {
+                    "the task was cancelled"
+                };
                 turn::fail(flow, model, id, None, message.to_owned());
                 true
             }
@@ -251,7 +264,13 @@ where
         // Genie Flow renders an invoker's template in its task: a template that cannot render is the work's
         // failure, met by the state's policy, not a refusal of the event that entered the state.
         let input = task.input.clone();
-        let rendered = turn::render(&flow.templates, &model.context, state, &input, &model.dialogue);
+        let rendered = turn::render(
+            &flow.templates,
+            &model.context,
+            state,
+            &input,
+            &model.dialogue,
+        );
         match rendered {
             Ok(prompt) => {
                 if let Some(task) = model.running_mut(id) {

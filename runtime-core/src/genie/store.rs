@@ -147,7 +147,9 @@ where
 
     /// Sends `event` with `input` to conversation `id`, as [`Session::send`](super::Session::send) does.
     pub fn send(&self, id: &str, event: &str, input: &str) -> Result<Response, GenieError> {
-        self.apply(id, None, |flow, model| turn::send(flow, model, event, input))
+        self.apply(id, None, |flow, model| {
+            turn::send(flow, model, event, input)
+        })
     }
 
     /// What `send(id, "poll", "")` answers. Work in flight whose worker's lease ran out is taken over here.
@@ -162,7 +164,9 @@ where
 
     /// Gives conversation `id`'s failed work up (see [`Session::abandon`](super::Session::abandon)).
     pub fn abandon(&self, id: &str) -> Result<Response, GenieError> {
-        self.apply(id, None, |flow, model| turn::abandon(flow, model).map(|()| true))
+        self.apply(id, None, |flow, model| {
+            turn::abandon(flow, model).map(|()| true)
+        })
     }
 
     /// A copy of everything conversation `id` knows.
@@ -229,7 +233,8 @@ fn missing(id: &str) -> GenieError {
 }
 
 fn encode<T: Serialize>(value: &T) -> Result<Vec<u8>, GenieError> {
-    serde_json::to_vec(value).map_err(|e| GenieError::Store(format!("cannot encode the session: {e}")))
+    serde_json::to_vec(value)
+        .map_err(|e| GenieError::Store(format!("cannot encode the session: {e}")))
 }
 
 /// The model under `lock`, checked against the machine.

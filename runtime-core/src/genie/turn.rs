@@ -376,7 +376,12 @@ where
 /// Claims the work in flight for `owner` until `until` when nobody runs it (just planned, retried, resumed)
 /// or its last runner's lease ran out by `now`: the DAG gets a new run id, so a runner that lost it stops at
 /// its next step. Returns the id to run.
-pub(crate) fn claim<S, C>(model: &mut Model<S, C>, owner: &str, now: u64, until: u64) -> Option<u64> {
+pub(crate) fn claim<S, C>(
+    model: &mut Model<S, C>,
+    owner: &str,
+    now: u64,
+    until: u64,
+) -> Option<u64> {
     let id = model.next_task;
     let task = model.task.as_mut().filter(|t| t.failed.is_none())?;
     if task.lease.as_ref().is_some_and(|l| l.until > now) {

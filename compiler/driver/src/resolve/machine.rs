@@ -6,10 +6,10 @@ use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::hash::NameMap;
 use fsmc_model::spec::abci::Round;
+use fsmc_model::spec::genie::FailurePolicy;
 use fsmc_model::spec::*;
 use fsmc_syntax::ast::{self, PropValue};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
-use fsmc_model::spec::genie::FailurePolicy;
 use fsmc_vocab::genie::{OnFailure, Persistence, StateType};
 use fsmc_vocab::{NOBODY, Profile, Value, Where};
 use std::collections::BTreeMap;
@@ -382,7 +382,11 @@ fn state_property(
 /// The machine's `on_failure …;`: the policy of its invoker states that give none. A property of `genie`
 /// machines only.
 fn genie_machine(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
-    for p in m.properties.iter().filter(|p| p.name.as_str() == "on_failure") {
+    for p in m
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == "on_failure")
+    {
         if out.profile != Profile::Genie {
             diags.push(
                 Diagnostic::new(

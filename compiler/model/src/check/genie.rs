@@ -16,7 +16,11 @@ pub(super) struct Genie;
 
 impl System for Genie {
     fn names(&self, m: &Machine, out: &mut Vec<Diagnostic>) {
-        for e in m.events.iter().filter(|e| RESERVED_EVENTS.contains(&e.name.as_str())) {
+        for e in m
+            .events
+            .iter()
+            .filter(|e| RESERVED_EVENTS.contains(&e.name.as_str()))
+        {
             out.push(
                 Diagnostic::new(
                     Code::ReservedName,
@@ -76,13 +80,19 @@ fn work(m: &Machine, out: &mut Vec<Diagnostic>) {
         let Some(genie) = st.genie() else { continue };
         if genie.ty != Some(StateType::Invoker) {
             let user = genie.ty == Some(StateType::User);
-            let props = [("runs", genie.runs.as_ref().map(|n| n.span)), ("on_failure", genie.on_failure.map(|(_, s)| s))];
+            let props = [
+                ("runs", genie.runs.as_ref().map(|n| n.span)),
+                ("on_failure", genie.on_failure.map(|(_, s)| s)),
+            ];
             for (name, span) in props.into_iter().filter(|_| user) {
                 let Some(span) = span else { continue };
                 out.push(
-                    Diagnostic::new(Code::UnknownProperty, format!("`{name}` applies only to invoker states"))
-                        .at(span, format!("`{}` is a user state", st.name))
-                        .help("a user state waits for the user and runs no work"),
+                    Diagnostic::new(
+                        Code::UnknownProperty,
+                        format!("`{name}` applies only to invoker states"),
+                    )
+                    .at(span, format!("`{}` is a user state", st.name))
+                    .help("a user state waits for the user and runs no work"),
                 );
             }
             continue;
@@ -113,11 +123,17 @@ fn work(m: &Machine, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::new(
                 Code::GenieFailureUnhandled,
-                format!("when its work fails, `{}` sends `{ev}`, which it has no transition on", st.name),
+                format!(
+                    "when its work fails, `{}` sends `{ev}`, which it has no transition on",
+                    st.name
+                ),
             )
             .at(span, "the failure policy")
             .with(st.name.span, "this invoker state")
-            .help(format!("add `({}, {ev}) -> …;`, or give the state another `on_failure`", st.name)),
+            .help(format!(
+                "add `({}, {ev}) -> …;`, or give the state another `on_failure`",
+                st.name
+            )),
         );
     }
 }
@@ -140,7 +156,9 @@ fn work_names(m: &Machine, out: &mut Vec<Diagnostic>) {
             Some(prev) if prev.text != n.text => out.push(
                 Diagnostic::new(
                     Code::NameCollision,
-                    format!("works `{prev}` and `{n}` both become `Work::{rust}` in generated Rust"),
+                    format!(
+                        "works `{prev}` and `{n}` both become `Work::{rust}` in generated Rust"
+                    ),
                 )
                 .at(n.span, format!("becomes `{rust}`"))
                 .with(prev.span, format!("also becomes `{rust}`"))

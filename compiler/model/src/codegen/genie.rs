@@ -198,22 +198,32 @@ fn work(m: &Machine) -> TokenStream {
         let by: Vec<String> = m
             .states
             .iter()
-            .filter(|s| s.genie().and_then(|g| g.runs.as_ref()).is_some_and(|r| r.as_str() == *n))
+            .filter(|s| {
+                s.genie()
+                    .and_then(|g| g.runs.as_ref())
+                    .is_some_and(|r| r.as_str() == *n)
+            })
             .map(|s| format!("`{}`", s.name))
             .collect();
         format!("`{n}`, run by {}.", by.join(", "))
     });
     let count = proc_macro2::Literal::usize_unsuffixed(names.len());
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
-    let of_state = m.states.iter().map(|s| match s.genie().and_then(|g| g.runs.as_ref()) {
-        Some(r) => {
-            let v = variant(r.as_str());
-            quote! { ::core::option::Option::Some(Work::#v) }
-        }
-        None => quote! { ::core::option::Option::None },
-    });
+    let of_state = m
+        .states
+        .iter()
+        .map(|s| match s.genie().and_then(|g| g.runs.as_ref()) {
+            Some(r) => {
+                let v = variant(r.as_str());
+                quote! { ::core::option::Option::Some(Work::#v) }
+            }
+            None => quote! { ::core::option::Option::None },
+        });
     let policies = m.states.iter().map(|s| {
-        let policy = s.genie().and_then(|g| m.genie.on_failure(g)).map(|(p, _)| p);
+        let policy = s
+            .genie()
+            .and_then(|g| m.genie.on_failure(g))
+            .map(|(p, _)| p);
         match policy {
             Some(FailurePolicy::Word(OnFailure::Retry)) => {
                 quote! { ::fsmc_runtime::genie::FailurePolicy::Retry }
