@@ -11,7 +11,7 @@ fsmc_runtime::fsm!(
     machine Bench: genie {
         event ask, advance;
         start default state Ask: user { template "benches/genie/ask.jinja2"; }
-        state Work: invoker { template "benches/genie/work.jinja2"; }
+        state Work: invoker { template "benches/genie/work.jinja2"; runs work; }
         final state Done: user { template "benches/genie/done.jinja2"; }
         (Ask, ask) -> Work;
         (Work, advance) -> Done;
@@ -30,8 +30,8 @@ struct Instant {
     shape: Shape,
 }
 
-impl Invoker for Instant {
-    fn plan(&self, _: &Invocation<'_>) -> TaskGraph {
+impl Invoker<bench::Work> for Instant {
+    fn plan(&self, _: &Invocation<'_, bench::Work>) -> TaskGraph {
         let mut g = TaskGraph::new();
         let mut previous = Vec::new();
         for i in 0..self.tasks {
@@ -45,7 +45,7 @@ impl Invoker for Instant {
         g
     }
 
-    fn run(&self, call: TaskCall) -> TaskFuture {
+    fn run(&self, call: TaskCall<bench::Work>) -> TaskFuture {
         Box::pin(async move { Ok(call.index.to_string()) })
     }
 }

@@ -371,7 +371,7 @@ fn state_property(
         Some(Value::Failure) => {
             let policy = failure_policy(out, p, diags);
             if let (Some(policy), StateData::Genie(genie)) = (policy, &mut st.system) {
-                genie.on_failure = Some((policy, p.span));
+                genie.work_mut().on_failure = Some((policy, p.span));
             }
         }
         Some(Value::Names) => work(p, st, diags),
@@ -447,9 +447,15 @@ fn failure_policy(
 fn work(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
     match (&p.value, &mut st.system) {
         (PropValue::List(names), StateData::Genie(genie)) if names.len() == 1 => {
-            genie.runs = Some(names[0].clone());
+            genie.work_mut().runs = Some(names[0].clone());
         }
-        _ => diags.push(bad_value(p, "the name of one work: `runs retrieval;`")),
+        (_, system) => {
+            diags.push(bad_value(p, "the name of one work: `runs retrieval;`"));
+            // The work was named, in the wrong shape: that is the error, not a missing work (E0705).
+            if let StateData::Genie(genie) = system {
+                genie.work_mut().runs = Some(Name::new(String::new(), p.span));
+            }
+        }
     }
 }
 

@@ -81,8 +81,8 @@ fn work(m: &Machine, out: &mut Vec<Diagnostic>) {
         if genie.ty != Some(StateType::Invoker) {
             let user = genie.ty == Some(StateType::User);
             let props = [
-                ("runs", genie.runs.as_ref().map(|n| n.span)),
-                ("on_failure", genie.on_failure.map(|(_, s)| s)),
+                ("runs", genie.runs().map(|n| n.span)),
+                ("on_failure", genie.on_failure().map(|(_, s)| s)),
             ];
             for (name, span) in props.into_iter().filter(|_| user) {
                 let Some(span) = span else { continue };
@@ -97,7 +97,7 @@ fn work(m: &Machine, out: &mut Vec<Diagnostic>) {
             }
             continue;
         }
-        if genie.runs.is_none() {
+        if genie.runs().is_none() {
             out.push(
                 Diagnostic::new(
                     Code::GenieMissingWork,
@@ -142,7 +142,9 @@ fn work(m: &Machine, out: &mut Vec<Diagnostic>) {
 /// variant would be one variant twice.
 fn work_names(m: &Machine, out: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<String, &Name> = BTreeMap::new();
-    for n in m.states.iter().filter_map(|s| s.genie()?.runs.as_ref()) {
+    // An empty name stands for one given in the wrong shape, reported by the resolver already.
+    let names = m.states.iter().filter_map(|s| s.genie()?.runs());
+    for n in names.filter(|n| !n.text.is_empty()) {
         let rust = ident::camel(&n.text);
         if n.text.bytes().all(|c| c == b'_') || rust == "Self" {
             out.push(

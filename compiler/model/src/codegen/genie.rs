@@ -187,7 +187,7 @@ fn runtime(m: &Machine) -> TokenStream {
 fn work(m: &Machine) -> TokenStream {
     let mut names: Vec<&str> = Vec::new();
     for st in &m.states {
-        if let Some(n) = st.genie().and_then(|g| g.runs.as_ref())
+        if let Some(n) = st.genie().and_then(|g| g.runs())
             && !names.contains(&n.as_str())
         {
             names.push(n.as_str());
@@ -200,7 +200,7 @@ fn work(m: &Machine) -> TokenStream {
             .iter()
             .filter(|s| {
                 s.genie()
-                    .and_then(|g| g.runs.as_ref())
+                    .and_then(|g| g.runs())
                     .is_some_and(|r| r.as_str() == *n)
             })
             .map(|s| format!("`{}`", s.name))
@@ -212,7 +212,7 @@ fn work(m: &Machine) -> TokenStream {
     let of_state = m
         .states
         .iter()
-        .map(|s| match s.genie().and_then(|g| g.runs.as_ref()) {
+        .map(|s| match s.genie().and_then(|g| g.runs()) {
             Some(r) => {
                 let v = variant(r.as_str());
                 quote! { ::core::option::Option::Some(Work::#v) }
