@@ -205,7 +205,7 @@ fn work(m: &Machine) -> TokenStream {
             })
             .map(|s| format!("`{}`", s.name))
             .collect();
-        format!("`{n}`, run by {}.", by.join(", "))
+        format!(" `{n}`, run by {}.", by.join(", "))
     });
     let count = proc_macro2::Literal::usize_unsuffixed(names.len());
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
