@@ -2,8 +2,8 @@
 //! needs are done, each output recorded with the progress, and at the end the state's event sent.
 //!
 //! The run is linear in the size of the DAG: each task's count of unfinished dependencies is kept, and a
-//! finished task decrements only its own dependents' counts (found through [`TaskGraph::dependents`]), so no
-//! step looks at the whole DAG. The model lives in a [`Home`] (a session's memory, or a store behind a lock);
+//! finished task decrements only its own dependents' counts (listed once, by [`TaskGraph::dependents`]), so
+//! no step looks at the whole DAG. The model lives in a [`Home`] (a session's memory, or a store behind a lock);
 //! the run reaches it only through [`Home::with`], one short step at a time.
 //!
 //! [`TaskGraph::dependents`]: super::tasks::TaskGraph::dependents
@@ -45,40 +45,40 @@ pub(crate) fn now_ms() -> u64 {
 /// the tasks whose count is zero and that have not started.
 struct Plan {
     pending: Vec<usize>,
-    starts: Vec<usize>,
-    dependents: Vec<usize>,
+    dependents: Vec<Vec<usize>>,
     ready: Vec<usize>,
 }
 
 impl Plan {
     fn new(task: &Task) -> Self {
-        let (starts, dependents) = task.graph.dependents();
         let done = |i: usize| task.outputs.get(i).is_some_and(Option::is_some);
-        let mut pending = vec![0; task.graph.len()];
+        let mut pending = Vec::with_capacity(task.graph.len());
         let mut ready = Vec::new();
         for (i, node) in task.graph.tasks().iter().enumerate() {
-            pending[i] = node.after.iter().filter(|&&a| !done(a)).count();
-            if pending[i] == 0 && !done(i) {
+            let waiting = node.after.iter().filter(|&&a| !done(a)).count();
+            pending.push(waiting);
+            if waiting == 0 && !done(i) {
                 ready.push(i);
             }
         }
         Plan {
             pending,
-            starts,
-            dependents,
+            dependents: task.graph.dependents(),
             ready,
         }
     }
 
     /// Task `index` is done: its dependents whose last dependency it was become ready.
     fn done(&mut self, index: usize) {
-        let (Some(&from), Some(&to)) = (self.starts.get(index), self.starts.get(index + 1)) else {
+        let Some(dependents) = self.dependents.get(index) else {
             return;
         };
-        for &d in &self.dependents[from..to] {
-            self.pending[d] -= 1;
-            if self.pending[d] == 0 {
-                self.ready.push(d);
+        for &d in dependents {
+            if let Some(waiting) = self.pending.get_mut(d) {
+                *waiting = waiting.saturating_sub(1);
+                if *waiting == 0 {
+                    self.ready.push(d);
+                }
             }
         }
     }
@@ -165,10 +165,9 @@ where
         joined = match home.heartbeat() {
             None => running.join_next().await,
             // While tasks run, the lease is renewed at each beat (a step with nothing joined does only that).
-            Some(beat) => match tokio::time::timeout(beat, running.join_next()).await {
-                Ok(joined) => joined,
-                Err(_) => None,
-            },
+            Some(beat) => tokio::time::timeout(beat, running.join_next())
+                .await
+                .unwrap_or_default(),
         };
     }
 }

@@ -279,7 +279,7 @@ where
     }
 
     fn heartbeat(&self) -> Option<Duration> {
-        Some(self.worker.lease / 3)
+        self.worker.lease.checked_div(3)
     }
 
     fn spawn(self: Arc<Self>, id: u64) {

@@ -77,29 +77,18 @@ impl TaskGraph {
         self.tasks.is_empty()
     }
 
-    /// Each task's dependents (the tasks that name it in their `after`), as one flat list and where each task's
-    /// part of it starts: `list[starts[i]..starts[i + 1]]` are task `i`'s. Built in one pass over the edges, so
-    /// that the runner finds what a finished task unblocks without looking at any other task. Only for a graph
-    /// that passed [`TaskGraph::check`] (every dependency an earlier task).
-    pub(crate) fn dependents(&self) -> (Vec<usize>, Vec<usize>) {
-        let mut starts = vec![0usize; self.tasks.len() + 1];
-        for t in &self.tasks {
-            for &a in &t.after {
-                starts[a + 1] += 1;
-            }
-        }
-        for i in 0..self.tasks.len() {
-            starts[i + 1] += starts[i];
-        }
-        let mut next = starts.clone();
-        let mut list = vec![0usize; starts[self.tasks.len()]];
+    /// Each task's dependents (the tasks that name it in their `after`), built in one pass over the edges, so
+    /// that the runner finds what a finished task unblocks without looking at any other task.
+    pub(crate) fn dependents(&self) -> Vec<Vec<usize>> {
+        let mut dependents = vec![Vec::new(); self.tasks.len()];
         for (i, t) in self.tasks.iter().enumerate() {
             for &a in &t.after {
-                list[next[a]] = i;
-                next[a] += 1;
+                if let Some(d) = dependents.get_mut(a) {
+                    d.push(i);
+                }
             }
         }
-        (starts, list)
+        dependents
     }
 
     /// Checks what a deserialized or planned graph must hold: at least one task, no more than `u32::MAX`, and
@@ -228,9 +217,7 @@ mod tests {
         assert_eq!(g.len(), 3);
         assert_eq!(g.tasks()[2].after, [0, 1]);
         assert_eq!(TaskGraph::single("x").check(), Ok(1));
-        let (starts, list) = g.dependents();
-        assert_eq!(starts, [0, 1, 2, 2]);
-        assert_eq!(list, [2, 2]);
+        assert_eq!(g.dependents(), [vec![2], vec![2], vec![]]);
     }
 
     #[test]
