@@ -1,12 +1,14 @@
 //! Genie Flow (`specs/support/support.fsm`): a support assistant driven the way a web front end drives
-//! it, through a [`Session`]. The spec decides the states, guards, actions and what the dialogue records; the
-//! runtime renders the spec's Jinja2 templates, runs each invoker state's work as a DAG of Tokio tasks (only
-//! `poll` is offered meanwhile), and sends the state's event when the DAG is done.
+//! it, through a [`Session`](fsmc_runtime::genie::Session). The spec decides the states, guards, actions and
+//! what the dialogue records; the runtime renders the spec's Jinja2 templates, runs each invoker state's work
+//! as a DAG of Tokio tasks (only `poll` is offered meanwhile), and sends the state's event when the DAG is
+//! done.
 //!
 //! What is written here is what a Genie application writes: the case the conversation is about ([`Case`],
 //! the session's context, which implements the generated `Hooks`) and the invoker ([`SupportModel`], rules
 //! standing in for the LLM calls, which plans and runs the tasks of the work each invoker state names, matching
-//! on the generated `Work` enum).
+//! on the generated `Work` enum). A front end's side of a conversation, and the conversations the example
+//! prints, are in `conversation.rs`.
 
 fsmc_runtime::include_fsm!("../../specs/support/support.fsm");
 
@@ -15,11 +17,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use fsmc_runtime::ValidationError;
-use fsmc_runtime::genie::{
-    Flow, GenieError, Invocation, Invoker, Response, Session, TaskCall, TaskError, TaskFuture,
-    TaskGraph,
+use fsmc_runtime::genie::{Invocation, Invoker, TaskCall, TaskError, TaskFuture, TaskGraph};
+use support_assistant::{Event, Hooks, Transition, Work};
+
+mod conversation;
+pub use conversation::{
+    Conversation, Exchange, Story, render_outcome, render_story, render_trace, stories,
 };
-use support_assistant::{Event, Hooks, State, Transition, Work};
 
 /// The case a conversation is about: the session's context. Templates see its fields (`{{ customer }}`,
 /// `{{ question }}`, `{{ ticket }}`); the spec's guards read it and its actions change it.
@@ -332,110 +336,4 @@ impl Invoker<Work> for SupportModel {
             })
         })
     }
-}
-
-/// One line of a conversation's trace: what was sent, and what the front end got back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Exchange {
-    /// The event sent (`poll` included) and its input.
-    pub sent: (String, String),
-    /// The response, or the refusal.
-    pub got: Result<Response, GenieError>,
-}
-
-/// A conversation as a front end holds it: the session, and the trace of every exchange.
-pub struct Conversation {
-    /// The session.
-    pub session: Session<State, Case>,
-    /// Every request and its answer, the opening included.
-    pub trace: Vec<Exchange>,
-}
-
-impl Conversation {
-    /// Starts a conversation with `customer` on `flow`: the opening utterance is the start state's template.
-    pub fn start(flow: &Flow<State>, customer: &str) -> Result<Self, GenieError> {
-        let (session, opening) = flow.start(Case::new(customer))?;
-        Ok(Conversation {
-            session,
-            trace: vec![Exchange {
-                sent: ("start".into(), String::new()),
-                got: Ok(opening),
-            }],
-        })
-    }
-
-    /// Sends `event` with `input`, as the front end's "send" button does; refusals are kept in the trace.
-    pub fn send(&mut self, event: &str, input: &str) -> Result<Response, GenieError> {
-        let got = self.session.send(event, input);
-        self.trace.push(Exchange {
-            sent: (event.into(), input.into()),
-            got: got.clone(),
-        });
-        got
-    }
-
-    /// Polls until the invokers are done (or failed), as a front end does while it shows progress: every
-    /// change of the session (a task done, a new DAG) is one poll in the trace.
-    pub async fn poll_until_idle(&mut self) -> Response {
-        let mut updates = self.session.updates();
-        loop {
-            let now = self.session.poll();
-            let running = now.next_actions == [fsmc_runtime::genie::POLL];
-            let changed = self
-                .trace
-                .last()
-                .is_none_or(|e| e.got.as_ref().ok() != Some(&now));
-            if changed {
-                self.trace.push(Exchange {
-                    sent: (fsmc_runtime::genie::POLL.into(), String::new()),
-                    got: Ok(now.clone()),
-                });
-            }
-            if !running || updates.changed().await.is_err() {
-                return now;
-            }
-        }
-    }
-}
-
-/// Renders a trace as the example prints it.
-/// A response's output is printed when it differs from the last one printed (polls repeat it).
-pub fn render_trace(trace: &[Exchange]) -> String {
-    let mut out = String::new();
-    let mut shown: Option<&str> = None;
-    for e in trace {
-        let (event, input) = &e.sent;
-        let sent = if input.is_empty() {
-            format!("> {event}")
-        } else {
-            format!("> {event} {input:?}")
-        };
-        out.push_str(&sent);
-        out.push('\n');
-        match &e.got {
-            Ok(r) => {
-                let progress = r
-                    .progress
-                    .map(|p| format!(" [{}/{} tasks]", p.done(), p.total()))
-                    .unwrap_or_default();
-                let next = if r.next_actions.is_empty() {
-                    "nothing".to_owned()
-                } else {
-                    r.next_actions.join(", ")
-                };
-                out.push_str(&format!("  {}{progress}, next: {next}\n", r.state));
-                if let Some(text) = r.output.as_deref().filter(|t| Some(*t) != shown) {
-                    for line in text.lines() {
-                        out.push_str(&format!("  | {line}\n"));
-                    }
-                    shown = Some(text);
-                }
-                if let Some(error) = &r.error {
-                    out.push_str(&format!("  ! {error}\n"));
-                }
-            }
-            Err(e) => out.push_str(&format!("  refused: {e}\n")),
-        }
-    }
-    out
 }
