@@ -415,6 +415,46 @@ async fn a_render_error_after_an_invoker_is_met_by_the_states_policy() {
 }
 
 #[tokio::test]
+async fn a_failure_whose_way_out_is_refused_waits_offering_retry_and_abandon() {
+    let g = Gated::new();
+    // `RetrieveDocuments -> DraftAnswer` records `DraftAnswer`'s rendered template, which cannot render: the
+    // retrieval's event is refused, and so is going on with an empty input under `continue`.
+    let session = with_template(&g, "templates/draft_answer.jinja2", "{{ pasages }}");
+    session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    g.open(10);
+    let r = until(&session, |r| r.error.is_some()).await;
+    let why = "template `templates/draft_answer.jinja2` failed: undefined value: `pasages` is undefined (line 1)";
+    assert_eq!(r.state, "RetrieveDocuments");
+    assert_eq!(
+        r.error,
+        Some(format!(
+            "the work of `RetrieveDocuments` failed: {why}, and going on was refused: {why}"
+        ))
+    );
+    // The session is not trapped: the way out is still offered, and a refused one changes nothing.
+    assert_eq!(r.next_actions, [RETRY, ABANDON]);
+    assert_eq!(session.snapshot().failures().len(), 2);
+    let before = session.snapshot();
+    assert_eq!(session.abandon().unwrap_err().to_string(), why);
+    assert_eq!(session.snapshot(), before);
+    // Every task had finished: a retry runs none again, only sends the retrieval's event once more.
+    let r = session.retry().unwrap();
+    assert_eq!(
+        (progress(&r), r.next_actions),
+        (Some((3, 3)), vec![POLL.to_owned()])
+    );
+    let r = until(&session, |r| r.error.is_some()).await;
+    assert_eq!(r.next_actions, [RETRY, ABANDON]);
+    assert_eq!(
+        g.prompts().len(),
+        4,
+        "classify and the three retrieval tasks, once each"
+    );
+}
+
+#[tokio::test]
 async fn a_failure_under_retry_waits_offering_retry_and_abandon() {
     let g = Gated::new();
     let (_, session, _) = start(&g);

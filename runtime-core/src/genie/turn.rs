@@ -309,8 +309,8 @@ pub(crate) fn fail<S, C>(
             Err(e) => {
                 let stuck = Failure {
                     state: failure.state.clone(),
-                    task: None,
-                    message: format!("{failure}, and going on was refused: {e}"),
+                    task: failure.task.clone(),
+                    message: format!("{}, and going on was refused: {e}", failure.message),
                 };
                 model.failures.push(stuck.clone());
                 stuck
