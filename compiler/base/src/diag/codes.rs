@@ -150,6 +150,8 @@ codes! {
     GenieMissingTemplate = "E0702", "genie_missing_template", error, "a Genie state has no template";
     RedundantPersistence = "W0703", "redundant_persistence", warn, "a persistence override equals the transition type's default";
     GenieTemplateNotFound = "E0704", "genie_template_not_found", error, "a Genie state's template file does not exist or cannot be read";
+    GenieMissingWork = "E0705", "genie_missing_work", error, "a Genie invoker state does not name the work it runs";
+    GenieFailureUnhandled = "E0706", "genie_failure_unhandled", error, "an invoker state's failure policy sends an event the state has no transition on";
     // Profiles: dialogue protocols (FIPA).
     DialogueRoles = "E0801", "dialogue_roles", error, "a dialogue does not declare exactly two roles";
     PerformativeWithoutRole = "E0802", "performative_without_role", error, "a performative does not say which role sends it";
@@ -272,6 +274,8 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::GenieMissingTemplate, include_str!("explain/E0702.md")),
     (Code::RedundantPersistence, include_str!("explain/W0703.md")),
     (Code::GenieTemplateNotFound, include_str!("explain/E0704.md")),
+    (Code::GenieMissingWork, include_str!("explain/E0705.md")),
+    (Code::GenieFailureUnhandled, include_str!("explain/E0706.md")),
     (Code::DialogueRoles, include_str!("explain/E0801.md")),
     (Code::PerformativeWithoutRole, include_str!("explain/E0802.md")),
     (Code::NoInitiation, include_str!("explain/E0803.md")),

@@ -7,6 +7,7 @@
 //! (keeping their relative order, which matters for guarded alternatives). A kind is written only when it is
 //! not the default one (`degenerate` for finals, `custom` otherwise), so an imported spec reads as written.
 
+use fsmc_model::spec::genie::FailurePolicy;
 use fsmc_model::spec::{Machine, State, Transition};
 use fsmc_vocab::NOBODY;
 use fsmc_vocab::Profile;
@@ -58,6 +59,9 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
                 .collect::<Vec<_>>(),
             ";",
         );
+    }
+    if let Some((policy, _)) = m.genie.on_failure {
+        let _ = writeln!(head, "    {}", on_failure(m, policy));
     }
     sections.push(head);
     sections.push(events(m));
@@ -226,6 +230,12 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
     if let Some(t) = s.genie().and_then(|g| g.template.as_ref()) {
         out.push(format!("template {};", string(t.as_str())));
     }
+    if let Some(work) = s.genie().and_then(|g| g.runs()) {
+        out.push(format!("runs {work};"));
+    }
+    if let Some((policy, _)) = s.genie().and_then(|g| g.on_failure()) {
+        out.push(on_failure(m, policy));
+    }
     // No `acting` is nobody acting; a `rewarded` list is written even when empty (`rewarded none;`), since
     // leaving it out means "the acting agents".
     let stage = s.stage();
@@ -365,4 +375,12 @@ fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A Genie failure policy as the spec writes it: `on_failure retry;` or `on_failure = EVENT;`.
+fn on_failure(m: &Machine, policy: FailurePolicy) -> String {
+    match policy {
+        FailurePolicy::Word(word) => format!("on_failure {};", word.name()),
+        FailurePolicy::Event(e) => format!("on_failure = {};", m.event(e).name),
+    }
 }

@@ -6,10 +6,11 @@ use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::hash::NameMap;
 use fsmc_model::spec::abci::Round;
+use fsmc_model::spec::genie::FailurePolicy;
 use fsmc_model::spec::*;
 use fsmc_syntax::ast::{self, PropValue};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
-use fsmc_vocab::genie::{Persistence, StateType};
+use fsmc_vocab::genie::{OnFailure, Persistence, StateType};
 use fsmc_vocab::{NOBODY, Profile, Value, Where};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -40,6 +41,8 @@ pub(super) fn lower(m: &ast::Machine, diags: &mut Vec<Diagnostic>) -> Machine {
 
     machine_properties(m, &mut out, diags);
     events(m, &mut out, diags);
+    // After the events: a machine's `on_failure = EVENT;` names one.
+    genie_machine(m, &mut out, diags);
     keys(m, &mut out, diags);
     let state_index = states(m, &mut out, diags);
     transitions(m, &mut out, &state_index, diags);
@@ -67,6 +70,8 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
             ("roles" | "agents", _) => {
                 diags.push(bad_value(p, "a list of names: `roles buyer, seller;`"))
             }
+            // Read once the events are known, by `genie_machine`.
+            ("on_failure", _) => {}
             _ => diags.push(unknown_property(
                 p,
                 &fsmc_vocab::properties()
@@ -363,9 +368,95 @@ fn state_property(
         Some(Value::Flag) => flag(p, st, diags),
         Some(Value::Text) => text_property(p, st, diags),
         Some(Value::Agents) => agent_list(out, p, st, diags),
+        Some(Value::Failure) => {
+            let policy = failure_policy(out, p, diags);
+            if let (Some(policy), StateData::Genie(genie)) = (policy, &mut st.system) {
+                genie.work_mut().on_failure = Some((policy, p.span));
+            }
+        }
         Some(Value::Number) => number(p, st, diags),
-        // Only machines have properties that name new things.
-        Some(Value::Names) | None => {}
+        Some(Value::Names) => work(p, st, diags),
+        None => {}
+    }
+}
+
+/// The machine's `on_failure …;`: the policy of its invoker states that give none. A property of `genie`
+/// machines only.
+fn genie_machine(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
+    for p in m
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == "on_failure")
+    {
+        if out.profile != Profile::Genie {
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownProperty,
+                    "`on_failure` applies only to `genie` machines",
+                )
+                .at(p.name.span, "not expected here"),
+            );
+            continue;
+        }
+        if let Some(policy) = failure_policy(out, p, diags) {
+            out.genie.on_failure = Some((policy, p.span));
+        }
+    }
+}
+
+/// `on_failure retry;`, `on_failure continue;` or `on_failure = EVENT;`.
+fn failure_policy(
+    out: &Machine,
+    p: &ast::Property,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FailurePolicy> {
+    match &p.value {
+        PropValue::Assign(ev) => match out.find_event(&ev.text) {
+            Some(e) => Some(FailurePolicy::Event(e)),
+            None => {
+                diags.push(unknown_event(out, ev));
+                None
+            }
+        },
+        PropValue::List(words) if words.len() == 1 => {
+            let word = &words[0];
+            if let Some(policy) = OnFailure::parse(&word.text) {
+                return Some(FailurePolicy::Word(policy));
+            }
+            let mut d = Diagnostic::new(
+                Code::BadPropertyValue,
+                format!("unknown failure policy `{word}`"),
+            )
+            .at(word.span, "expected `retry`, `continue` or `= EVENT`");
+            if let Some(h) = did_you_mean(&word.text, OnFailure::NAMES.iter().copied()) {
+                d = d.help(h);
+            }
+            diags.push(d);
+            None
+        }
+        _ => {
+            diags.push(bad_value(
+                p,
+                "`on_failure retry;`, `on_failure continue;` or `on_failure = EVENT;`",
+            ));
+            None
+        }
+    }
+}
+
+/// `runs retrieval;`: the one name of the work an invoker state runs.
+fn work(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    match (&p.value, &mut st.system) {
+        (PropValue::List(names), StateData::Genie(genie)) if names.len() == 1 => {
+            genie.work_mut().runs = Some(names[0].clone());
+        }
+        (_, system) => {
+            diags.push(bad_value(p, "the name of one work: `runs retrieval;`"));
+            // The work was named, in the wrong shape: that is the error, not a missing work (E0705).
+            if let StateData::Genie(genie) = system {
+                genie.work_mut().runs = Some(Name::new(String::new(), p.span));
+            }
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 //! types live in the system's module ([`super::abci`], [`super::genie`], [`super::staged`]).
 
 use super::abci::Round;
-use super::genie::GenieState;
+use super::genie::{GenieFlow, GenieState};
 use super::ids::{EventId, KeyId, StateId};
 use super::staged::Stage;
 use fsmc_base::diag::LintLevels;
@@ -41,6 +41,8 @@ pub struct Machine {
     pub roles: Vec<Name>,
     /// Staged-environment agents (`agents a, b;`), accepted on every machine like the roles.
     pub agents: Vec<Name>,
+    /// What a Genie machine says for all its invoker states (`on_failure …;`).
+    pub genie: GenieFlow,
     pub lints: LintLevels,
     pub span: Span,
     /// Set when resolution dropped a transition (an unknown name): graph checks would then report the
@@ -226,6 +228,7 @@ impl Machine {
             keys: Vec::new(),
             roles: Vec::new(),
             agents: Vec::new(),
+            genie: GenieFlow::default(),
             lints: LintLevels::default(),
             span,
             incomplete: false,
