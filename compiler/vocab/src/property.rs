@@ -86,4 +86,5 @@ pub(crate) const PROPERTIES: &[Property] = &[
     prop(Machine, "label", ABCI, Value::Text, "the app's Open Autonomy label"),
     prop(Machine, "roles", &[Profile::Dialogue], Value::Names, "the dialogue's two roles"),
     prop(Machine, "agents", &[Profile::Staged], Value::Names, "the environment's agents"),
+    prop(Machine, "scripted", &[Profile::Staged], Value::Agents, "agents that act on their own"),
 ];

@@ -61,7 +61,7 @@ pub trait Protocol:
     fn deliver(
         self,
         message: &Self::Message,
-        delivery: &Delivery<'_>,
+        delivery: &Delivery<'_, Self::Role>,
         hooks: &mut Self::Hooks,
     ) -> Result<Self, InvalidTransition<Self, Self::Event>>;
 }
@@ -423,7 +423,7 @@ impl<P: Protocol> Dialogue<P> {
         hooks: &mut P::Hooks,
     ) -> Result<P, ErrorOf<P>> {
         let performative = self.check(envelope, side)?;
-        let delivery = Delivery::new(&envelope.header, side);
+        let delivery = Delivery::new(&envelope.header, side, self.role);
         let next = self
             .state
             .deliver(&envelope.message, &delivery, hooks)

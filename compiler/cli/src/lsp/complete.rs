@@ -218,7 +218,7 @@ impl Cx<'_> {
                 if guards {
                     t.guards.iter().map(|g| g.name.as_str()).collect::<Vec<_>>()
                 } else {
-                    t.actions.iter().map(|n| n.as_str()).collect()
+                    t.actions.iter().map(|a| a.name.as_str()).collect()
                 }
             })
             .collect();

@@ -489,7 +489,7 @@ fn tree_classes(f: &ast::File, put: &mut impl FnMut(Span, Class, u32)) {
                 put(g.name.span, Class::Function, 0);
             }
             for act in &t.actions {
-                put(act.span, Class::Function, 0);
+                put(act.name.span, Class::Function, 0);
             }
             if let Some(p) = &t.persist {
                 put(p.span, Class::Kind, 0);

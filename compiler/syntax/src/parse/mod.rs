@@ -278,6 +278,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::kw_if | Rule::guard_if => "`if`",
         Rule::kw_unless | Rule::guard_unless => "`unless`",
         Rule::kw_do | Rule::actions => "`do`",
+        Rule::kw_side => "`sender` or `receiver`",
         Rule::kw_persist | Rule::persist => "`persist`",
         Rule::inner_attr | Rule::outer_attr => "an attribute",
         Rule::doc => "a doc comment",
@@ -285,6 +286,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         Rule::state_body => "`{`",
         Rule::prop_eq => "`=`",
         Rule::prop_list => "a list of names",
+        Rule::group => "`[]`",
         _ => return None,
     })
 }

@@ -70,13 +70,15 @@ impl Display for Role {
 /// What the hooks of this stand-in see: every transition taken, and a validator that can refuse prices.
 trait Hooks {
     fn validate(&mut self, message: &Msg) -> Result<(), ValidationError>;
-    fn took(&mut self, from: S, event: E, to: S, delivery: &Delivery<'_>);
+    fn took(&mut self, from: S, event: E, to: S, delivery: &Delivery<'_, Role>);
 }
 
 #[derive(Debug, Default, Clone, PartialEq)]
 struct Log {
     max_price: Option<u64>,
     taken: Vec<(S, E, S, Side, MessageId)>,
+    /// The role each transition ran as.
+    roles: Vec<Role>,
 }
 
 impl Hooks for Log {
@@ -89,8 +91,9 @@ impl Hooks for Log {
         }
     }
 
-    fn took(&mut self, from: S, event: E, to: S, d: &Delivery<'_>) {
+    fn took(&mut self, from: S, event: E, to: S, d: &Delivery<'_, Role>) {
         self.taken.push((from, event, to, d.side(), d.message_id()));
+        self.roles.extend(d.role());
     }
 }
 
@@ -188,7 +191,7 @@ impl Protocol for S {
     fn deliver(
         self,
         message: &Msg,
-        delivery: &Delivery<'_>,
+        delivery: &Delivery<'_, Role>,
         hooks: &mut Self::Hooks,
     ) -> Result<S, InvalidTransition<S, E>> {
         let event = event_of(message);

@@ -42,8 +42,11 @@ fn a_dialogue_runs_on_both_copies() {
             (E::MatchAccept, Side::Received)
         ]
     );
-    // The hooks ran once per copy per message, told which side they ran on.
+    // The hooks ran once per copy per message, told which side they ran on, and as which role.
     assert_eq!(lb.taken.len(), 4);
+    assert_eq!(lb.roles, [Role::Seller; 4]);
+    assert_eq!(la.roles, [Role::Buyer; 4]);
+    assert_eq!(Delivery::<Role>::default().role(), None);
     assert_eq!(lb.taken[0], (S::Idle, E::Cfp, S::Called, Side::Received, 1));
     assert_eq!(
         lb.taken[1],
