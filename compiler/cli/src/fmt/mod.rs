@@ -376,7 +376,8 @@ fn spaced(prev: &Atom<'_>, next: &Atom<'_>) -> bool {
         return false;
     }
     // Fields `Cfp(query: String)` and an attribute's lints `allow(x)`; a transition's `(` starts its statement.
-    !(next.is("(") && prev.kind == AtomKind::Ident)
+    // A group of agents, `traders[]`.
+    !((next.is("(") || next.is("[")) && prev.kind == AtomKind::Ident)
 }
 
 /// The lines of one statement (without indentation; the first at the block's indentation, the others four
