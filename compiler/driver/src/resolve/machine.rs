@@ -83,7 +83,11 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
             )),
         }
     }
-    for p in m.properties.iter().filter(|p| p.name.as_str() == "scripted") {
+    for p in m
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == "scripted")
+    {
         parties::scripted(out, p, diags);
     }
 }
@@ -171,28 +175,34 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
             .iter()
             .any(|p| p.name.as_str() == "roles" && matches!(p.value, PropValue::List(_)));
         let turn = parties::turn(e);
-        let role = e.role.as_ref().filter(|_| turn.is_none()).and_then(|r| match declared {
-            true => match out.roles.iter().position(|x| x.text == r.text) {
-                Some(i) => Some(i),
-                None => {
-                    let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
-                        .at(r.span, "not declared in `roles`");
-                    if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str())) {
-                        d = d.help(h);
+        let role = e
+            .role
+            .as_ref()
+            .filter(|_| turn.is_none())
+            .and_then(|r| match declared {
+                true => match out.roles.iter().position(|x| x.text == r.text) {
+                    Some(i) => Some(i),
+                    None => {
+                        let mut d =
+                            Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                                .at(r.span, "not declared in `roles`");
+                        if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str()))
+                        {
+                            d = d.help(h);
+                        }
+                        diags.push(d);
+                        None
                     }
-                    diags.push(d);
+                },
+                false => {
+                    diags.push(
+                        Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                            .at(r.span, "this machine declares no roles")
+                            .help("declare the roles with `roles buyer, seller;`"),
+                    );
                     None
                 }
-            },
-            false => {
-                diags.push(
-                    Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
-                        .at(r.span, "this machine declares no roles")
-                        .help("declare the roles with `roles buyer, seller;`"),
-                );
-                None
-            }
-        });
+            });
         for f in &e.fields {
             diags.extend(super::types::check(&f.ty.text, f.ty.span, &shadowed));
         }
