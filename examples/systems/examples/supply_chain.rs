@@ -99,7 +99,10 @@ fn refusals(seed: u64, customers: u32) {
     let attempts = [
         (
             "the factory acts in Ordering",
-            ordering(vec![(Agent::Factory, Action::Factory(supply_chain::Capacity(4)))]),
+            ordering(vec![(
+                Agent::Factory,
+                Action::Factory(supply_chain::Capacity(4)),
+            )]),
         ),
         ("the shop's action is missing", {
             let mut a = ordering(vec![]);
@@ -108,7 +111,10 @@ fn refusals(seed: u64, customers: u32) {
         }),
         (
             "a customer the environment was not built with orders",
-            ordering(vec![(Agent::Customers(customers), Action::Customers(Order(1)))]),
+            ordering(vec![(
+                Agent::Customers(customers),
+                Action::Customers(Order(1)),
+            )]),
         ),
         (
             "the shop gives a customer's action",
@@ -116,7 +122,10 @@ fn refusals(seed: u64, customers: u32) {
         ),
         (
             "the regulator is given an action",
-            ordering(vec![(Agent::Regulator, Action::Shop(ShopAction::SetPrice(12)))]),
+            ordering(vec![(
+                Agent::Regulator,
+                Action::Shop(ShopAction::SetPrice(12)),
+            )]),
         ),
     ];
     for (what, actions) in attempts {

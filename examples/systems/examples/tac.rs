@@ -13,7 +13,10 @@ use tac::fipa_negotiation::{Envelope, Message, messages};
 
 fn main() -> ExitCode {
     let mut market = tac::scenario();
-    println!("Holdings at the start (every transaction pays a fee of {}, the buyer's):", tac::FEE);
+    println!(
+        "Holdings at the start (every transaction pays a fee of {}, the buyer's):",
+        tac::FEE
+    );
     for (a, t) in &market.traders {
         println!("  {a:<8} {}", holdings_line(&t.agent.holdings));
     }
@@ -79,7 +82,9 @@ fn section(title: &str, lines: &[String]) {
 
 /// How each dialogue ended (its initiator's copy) and what the controller made of it.
 fn outcomes(market: &Market) {
-    println!("\nHow each dialogue ended (its initiator's copy) and what the controller made of it:");
+    println!(
+        "\nHow each dialogue ended (its initiator's copy) and what the controller made of it:"
+    );
     for (a, t) in &market.traders {
         for d in t.dialogues.iter().filter(|d| d.is_self_initiated()) {
             let settlement = match market.settlement(d.reference()) {
@@ -133,7 +138,13 @@ fn out_of_protocol(market: &Market) -> Vec<(&'static str, Envelope)> {
         };
         let goods = BTreeMap::from([("cherry".to_string(), 1)]);
         let accept = messages::Accept { goods, price: 16 };
-        out.push(("dave replays his accept", Envelope { header: h, message: accept.into() }));
+        out.push((
+            "dave replays his accept",
+            Envelope {
+                header: h,
+                message: accept.into(),
+            },
+        ));
     }
     // bob, the initiator of bob/1, proposes in it as if he were the responder.
     let bob = DialogueReference::new("bob", 1);
@@ -145,7 +156,13 @@ fn out_of_protocol(market: &Market) -> Vec<(&'static str, Envelope)> {
         };
         let goods = BTreeMap::from([("banana".to_string(), 1)]);
         let propose = messages::Propose { goods, price: 1 };
-        out.push(("bob proposes in a dialogue he opened", Envelope { header: h, message: propose.into() }));
+        out.push((
+            "bob proposes in a dialogue he opened",
+            Envelope {
+                header: h,
+                message: propose.into(),
+            },
+        ));
     }
     // carol answers a dialogue alice never opened.
     let ghost = DialogueReference::new("alice", 9);
@@ -156,7 +173,10 @@ fn out_of_protocol(market: &Market) -> Vec<(&'static str, Envelope)> {
     };
     out.push((
         "carol answers a dialogue that does not exist",
-        Envelope { header: h, message: Message::DeclineCfp },
+        Envelope {
+            header: h,
+            message: Message::DeclineCfp,
+        },
     ));
     out
 }

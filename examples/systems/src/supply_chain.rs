@@ -295,9 +295,7 @@ impl Environment for SupplyChain {
             (State::Delivery, Agent::Customers(c)) => {
                 i64::from(moved.delivered.get(&c).copied().unwrap_or(0)) * (value - price)
             }
-            (State::Delivery, Agent::Shop) => {
-                i64::from(delivered) * (price - i64::from(WHOLESALE))
-            }
+            (State::Delivery, Agent::Shop) => i64::from(delivered) * (price - i64::from(WHOLESALE)),
             (State::Delivery, Agent::Warehouse) => i64::from(delivered),
             (State::Delivery, Agent::Factory) => 2 * i64::from(delivered),
             (State::Audit, Agent::Shop) if moved.fine > 0 => -i64::from(moved.fine),
@@ -322,17 +320,19 @@ pub fn policy(observation: &Observation<SupplyChain>) -> Action<SupplyChain> {
         }
         // Back to the fair price after a fine; otherwise raise the price when the shelves will not cover
         // today's orders, and lower it when they will.
-        Observation::Shop(s) if s.price > s.fair_price => Action::Shop(ShopAction::SetPrice(s.fair_price)),
+        Observation::Shop(s) if s.price > s.fair_price => {
+            Action::Shop(ShopAction::SetPrice(s.fair_price))
+        }
         Observation::Shop(s) if s.stock < s.open_orders + s.demand => {
             Action::Shop(ShopAction::SetPrice((s.price + 1).min(CUSTOMER_VALUE)))
         }
-        Observation::Shop(s) => {
-            Action::Shop(ShopAction::SetPrice(s.price.saturating_sub(1).max(WHOLESALE + 1)))
-        }
+        Observation::Shop(s) => Action::Shop(ShopAction::SetPrice(
+            s.price.saturating_sub(1).max(WHOLESALE + 1),
+        )),
         // Ask for what the shop is short of, and two to keep in stock.
-        Observation::Warehouse(s) => {
-            Action::Warehouse(Batch((s.open_orders + 2).saturating_sub(s.shop + s.warehouse)))
-        }
+        Observation::Warehouse(s) => Action::Warehouse(Batch(
+            (s.open_orders + 2).saturating_sub(s.shop + s.warehouse),
+        )),
         // The factory's capacity per production step.
         Observation::Factory(_) => Action::Factory(Capacity(4)),
     }

@@ -7,10 +7,10 @@ use fsmc_examples::tac;
 fn a_performative_out_of_turn_is_rejected_with_the_accepted_ones() {
     use tac::fipa_negotiation::{Event, State};
     let err = State::Idle.next(Event::Accept).unwrap_err();
-    assert_eq!(err.accepted, [Event::Cfp]);
+    assert_eq!(err.accepted, [Event::CallToBuy, Event::CallToSell]);
     assert_eq!(
         err.to_string(),
-        "event `Accept` is not accepted in state `Idle`; it accepts: `Cfp`"
+        "event `Accept` is not accepted in state `Idle`; it accepts: `CallToBuy`, `CallToSell`"
     );
 }
 

@@ -132,7 +132,12 @@ impl Agent {
 
     /// This agent's side of the transaction on `goods` for `price` negotiated in `d`'s dialogue: it buys if it
     /// plays the buyer there.
-    fn transaction(&self, d: &Delivery<'_, Role>, goods: &Goods, price: u64) -> TransactionRequest<String> {
+    fn transaction(
+        &self,
+        d: &Delivery<'_, Role>,
+        goods: &Goods,
+        price: u64,
+    ) -> TransactionRequest<String> {
         TransactionRequest {
             dialogue: d.dialogue().clone(),
             sender: d.me().clone(),
@@ -145,7 +150,12 @@ impl Agent {
     }
 
     /// What this agent writes in its own ledger for the terms `goods` for `price`: a haggling buyer writes less.
-    fn recorded(&self, d: &Delivery<'_, Role>, goods: &Goods, price: u64) -> TransactionRequest<String> {
+    fn recorded(
+        &self,
+        d: &Delivery<'_, Role>,
+        goods: &Goods,
+        price: u64,
+    ) -> TransactionRequest<String> {
         let haggle = if d.role() == Some(Role::Buyer) {
             self.haggle
         } else {
@@ -230,7 +240,10 @@ impl Hooks for Agent {
         };
         let tx = self.transaction(d, &p.goods, p.price);
         let at = self.now;
-        if let Err(e) = self.ledger.add_pending_proposal(d.dialogue(), d.message_id(), tx, at) {
+        if let Err(e) = self
+            .ledger
+            .add_pending_proposal(d.dialogue(), d.message_id(), tx, at)
+        {
             self.fault(e.to_string());
         }
     }
@@ -267,7 +280,10 @@ impl Hooks for Agent {
         };
         let tx = self.recorded(d, &a.goods, a.price);
         let (dialogue, id, at) = (d.dialogue(), d.message_id(), self.now);
-        if let Err(e) = self.ledger.add_pending_initial_acceptance(dialogue, id, tx, at) {
+        if let Err(e) = self
+            .ledger
+            .add_pending_initial_acceptance(dialogue, id, tx, at)
+        {
             self.fault(e.to_string());
         }
     }

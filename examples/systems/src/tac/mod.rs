@@ -17,14 +17,15 @@ mod strategy;
 
 pub use agent::Agent;
 pub use scenario::{
-    ACT_ONE, CALLS, Call, FEE, act_one, act_three, act_two, mallory_requests, run_scenario, scenario,
+    ACT_ONE, CALLS, Call, FEE, act_one, act_three, act_two, mallory_requests, run_scenario,
+    scenario,
 };
 pub use strategy::{Goods, Strategy};
 
 use fipa_negotiation::{DialogueError, Dialogues, Envelope, Message, State};
 use fsmc_runtime::dialogue::{
-    Address, Controller, DialogueReference, Directory, Holdings, Notice, Query, Tick, TransactionId,
-    TransactionRequest,
+    Address, Controller, DialogueReference, Directory, Holdings, Notice, Query, Tick,
+    TransactionId, TransactionRequest,
 };
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -143,7 +144,9 @@ impl Market {
 
     /// `who` registers its service in the directory (TAC's first step).
     pub fn register(&mut self, who: &str) -> Result<(), MarketError> {
-        let t = self.trader(who).ok_or_else(|| MarketError::UnknownAgent(who.into()))?;
+        let t = self
+            .trader(who)
+            .ok_or_else(|| MarketError::UnknownAgent(who.into()))?;
         let service = t.agent.service();
         let line = format!(
             "{who} registers: supplies {}; demands {}",
@@ -167,14 +170,22 @@ impl Market {
         self.trace.push(format!(
             "{who} searches for {side} of {}: {}",
             goods.join(", "),
-            if names.is_empty() { "nobody".to_string() } else { names.join(", ") }
+            if names.is_empty() {
+                "nobody".to_string()
+            } else {
+                names.join(", ")
+            }
         ));
         found
     }
 
     /// `buyer` searches for the sellers of `goods` and calls each it finds for one of each; returns the
     /// dialogues opened.
-    pub fn buy(&mut self, buyer: &str, goods: &[&str]) -> Result<Vec<DialogueReference>, MarketError> {
+    pub fn buy(
+        &mut self,
+        buyer: &str,
+        goods: &[&str],
+    ) -> Result<Vec<DialogueReference>, MarketError> {
         let query = Query::sellers_of(goods.iter().map(|g| g.to_string()));
         let goods: Goods = goods.iter().map(|g| (g.to_string(), 1)).collect();
         let sellers = self.search(buyer, &query);
@@ -188,7 +199,11 @@ impl Market {
 
     /// `seller` searches for the buyers of `goods` and offers each it finds one of each; returns the
     /// dialogues opened.
-    pub fn sell(&mut self, seller: &str, goods: &[&str]) -> Result<Vec<DialogueReference>, MarketError> {
+    pub fn sell(
+        &mut self,
+        seller: &str,
+        goods: &[&str],
+    ) -> Result<Vec<DialogueReference>, MarketError> {
         let query = Query::buyers_of(goods.iter().map(|g| g.to_string()));
         let offered: Goods = goods.iter().map(|g| (g.to_string(), 1)).collect();
         let buyers = self.search(seller, &query);
@@ -309,7 +324,8 @@ impl Market {
             Notice::Refused { id, reason } => format!("transaction {id}{of} refused: {reason}"),
         };
         let h = holdings_line(&t.agent.holdings);
-        self.trace.push(format!("{to} ← controller: {line}; holds {h}"));
+        self.trace
+            .push(format!("{to} ← controller: {line}; holds {h}"));
     }
 
     /// Hands `envelope` to its receiver's dialogues; if taken, the receiver sends the replies its hooks
@@ -339,10 +355,11 @@ impl Market {
         let requests = t.agent.take_requests();
         if !t.agent.quiet {
             let origin = t.agent.address.clone();
-            self.mail.extend(requests.into_iter().map(|tx| Mail::Request {
-                origin: origin.clone(),
-                tx,
-            }));
+            self.mail
+                .extend(requests.into_iter().map(|tx| Mail::Request {
+                    origin: origin.clone(),
+                    tx,
+                }));
         }
         Ok(state)
     }
@@ -355,7 +372,12 @@ impl Market {
     /// What the controller made of the transaction negotiated in `dialogue`: settled, refused, or nothing
     /// (no request came).
     pub fn settlement(&self, dialogue: &DialogueReference) -> Settlement {
-        if self.controller.settled().iter().any(|tx| tx.dialogue == *dialogue) {
+        if self
+            .controller
+            .settled()
+            .iter()
+            .any(|tx| tx.dialogue == *dialogue)
+        {
             return Settlement::Settled;
         }
         let refused = self

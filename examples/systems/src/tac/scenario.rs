@@ -28,25 +28,37 @@ pub fn scenario() -> Market {
     let alice = Agent::new(
         "alice",
         holdings(50, &goods(1, 3, 1, 1)),
-        Strategy::new([("apple", 20), ("banana", 4), ("cherry", 6), ("date", 2)], 10),
+        Strategy::new(
+            [("apple", 20), ("banana", 4), ("cherry", 6), ("date", 2)],
+            10,
+        ),
     )
     .wanting(&["apple"]);
     let bob = Agent::new(
         "bob",
         holdings(50, &goods(2, 1, 1, 1)),
-        Strategy::new([("apple", 8), ("banana", 20), ("cherry", 6), ("date", 30)], 1),
+        Strategy::new(
+            [("apple", 8), ("banana", 20), ("cherry", 6), ("date", 30)],
+            1,
+        ),
     )
     .wanting(&["banana", "date"]);
     let carol = Agent::new(
         "carol",
         holdings(50, &goods(1, 1, 2, 1)),
-        Strategy::new([("apple", 14), ("banana", 4), ("cherry", 30), ("date", 2)], 1),
+        Strategy::new(
+            [("apple", 14), ("banana", 4), ("cherry", 30), ("date", 2)],
+            1,
+        ),
     )
     .wanting(&["apple", "date"]);
     let mut dave = Agent::new(
         "dave",
         holdings(50, &goods(1, 1, 1, 1)),
-        Strategy::new([("apple", 5), ("banana", 5), ("cherry", 40), ("date", 5)], 1),
+        Strategy::new(
+            [("apple", 5), ("banana", 5), ("cherry", 40), ("date", 5)],
+            1,
+        ),
     )
     .wanting(&["cherry"]);
     dave.haggle = 1;
@@ -96,8 +108,8 @@ pub const CALLS: &[Call] = &[
 /// and two more naming alice and bob as senders of a trade neither negotiated (forged).
 pub fn mallory_requests() -> Vec<TransactionRequest<String>> {
     let apple: Goods = [("apple".to_string(), 1)].into();
-    let request = |dialogue: (&str, u64), sender: &str, counterparty: &str, buys: bool| {
-        TransactionRequest {
+    let request =
+        |dialogue: (&str, u64), sender: &str, counterparty: &str, buys: bool| TransactionRequest {
             dialogue: DialogueReference::new(dialogue.0, dialogue.1),
             sender: sender.into(),
             counterparty: counterparty.into(),
@@ -105,8 +117,7 @@ pub fn mallory_requests() -> Vec<TransactionRequest<String>> {
             amount: 5,
             fee: FEE,
             quantities: apple.clone(),
-        }
-    };
+        };
     let forged = request(("alice", 9), "alice", "bob", true);
     vec![
         request(("alice", 1), "mallory", "bob", true),
@@ -153,10 +164,21 @@ pub fn act_two(market: &mut Market) -> Result<(), MarketError> {
 
 /// The third act: mallory calls erin for a date one time more than one peer may keep dialogues open with
 /// her, and answers none of erin's proposals, which expire.
-pub fn act_three(market: &mut Market) -> Result<Vec<Result<DialogueReference, MarketError>>, MarketError> {
+pub fn act_three(
+    market: &mut Market,
+) -> Result<Vec<Result<DialogueReference, MarketError>>, MarketError> {
     let date: Goods = [("date".to_string(), 1)].into();
     let calls: Vec<_> = (0..=super::PEER_LIMIT)
-        .map(|_| market.call("mallory", "erin", messages::CallToBuy { goods: date.clone() }.into()))
+        .map(|_| {
+            market.call(
+                "mallory",
+                "erin",
+                messages::CallToBuy {
+                    goods: date.clone(),
+                }
+                .into(),
+            )
+        })
         .collect();
     market.run();
     market.wait(TIMEOUT + 1);

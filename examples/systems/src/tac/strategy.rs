@@ -98,7 +98,9 @@ impl Strategy {
         for g in goods.keys() {
             after.goods.insert(g.clone(), state.quantity(g) + 1);
         }
-        let gain = (self.utility(&after) - self.utility(state)).floor().max(0.0) as u64;
+        let gain = (self.utility(&after) - self.utility(state))
+            .floor()
+            .max(0.0) as u64;
         let price = gain.checked_sub(self.margin + fee).filter(|p| *p > 0)?;
         (!goods.is_empty() && price + fee <= state.money).then_some((goods, price))
     }
