@@ -3,8 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::StageInfo;
-use super::report::{Flags, Reset, ResetOf, Status, StepError, StepReport, StepReportOf, View};
-use super::spec::{Dispatch, StagedSpec};
+use super::report::{Flags, Reset, Status, StepError, StepReport, View};
+use super::spec::{Dispatch, ResetOf, StagedSpec, StepReportOf};
 
 /// A staged environment: Phantom's `FiniteStateMachineEnv(num_steps, network, initial_stage, stages)`,
 /// with the stages from a spec `S` and the user's domain `D` in place of the network.

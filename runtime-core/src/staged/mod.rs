@@ -30,8 +30,8 @@ mod spec;
 mod tests;
 
 pub use env::Env;
-pub use report::{Flags, Reset, ResetOf, Status, StepError, StepReport, StepReportOf, View};
-pub use spec::{Dispatch, StagedSpec};
+pub use report::{Flags, Reset, Status, StepError, StepReport, View};
+pub use spec::{Dispatch, ResetOf, StagedSpec, StepReportOf};
 
 use std::collections::BTreeSet;
 use std::error::Error;

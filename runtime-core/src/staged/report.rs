@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::{self, Debug, Display, Formatter};
 
-use super::spec::{Dispatch, StagedSpec};
 use crate::transition::InvalidTarget;
 
 /// Where an episode is, as the domain sees it (Phantom's `FSMEnvView`).
@@ -193,11 +192,3 @@ impl<S: Display, A: Display> Display for StepError<S, A> {
 }
 
 impl<S: Display + Debug, A: Display + Debug> Error for StepError<S, A> {}
-
-/// The [`StepReport`] of a spec `S` run on a domain `D`.
-pub type StepReportOf<S, D> =
-    StepReport<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;
-
-/// The [`Reset`] of a spec `S` run on a domain `D`.
-pub type ResetOf<S, D> =
-    Reset<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;

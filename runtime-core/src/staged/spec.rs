@@ -4,7 +4,7 @@
 use std::fmt::{Debug, Display};
 
 use super::StageInfo;
-use super::report::View;
+use super::report::{Reset, StepReport, View};
 
 /// What the generated code of a `staged` machine tells [`Env`]: the facts of its spec.
 ///
@@ -91,3 +91,11 @@ pub trait Dispatch<D>: StagedSpec {
     /// Whether the episode is truncated before `num_steps`, asked at the end of each step.
     fn is_truncated(domain: &mut D, view: View<Self::Stage>) -> bool;
 }
+
+/// The [`StepReport`] of a spec `S` run on a domain `D`.
+pub type StepReportOf<S, D> =
+    StepReport<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;
+
+/// The [`Reset`] of a spec `S` run on a domain `D`.
+pub type ResetOf<S, D> =
+    Reset<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;

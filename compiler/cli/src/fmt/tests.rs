@@ -106,7 +106,8 @@ fn a_long_dialogue_transition_breaks_before_a_side() {
         "machine S: staged {\n    agents a, traders[], b;\n}\n"
     );
     // `sender` is a keyword only before `do`: an action of that name is not a place to break.
-    let text = format!("machine M {{ (A, E) -> B do {long}_one, sender, {long}_two, {long}_three; }}");
+    let text =
+        format!("machine M {{ (A, E) -> B do {long}_one, sender, {long}_two, {long}_three; }}");
     assert!(fmt(&text).contains(", sender,"));
 }
 

@@ -315,7 +315,9 @@ fn parties(m: &Machine, t: &Transition, starts: &BTreeSet<crate::spec::StateId>)
         return Vec::new();
     };
     match (e.role, e.turn) {
-        (Some(r), _) if starts.contains(&t.from) => vec![Party::Role(r), Party::Turn(Turn::Initiator)],
+        (Some(r), _) if starts.contains(&t.from) => {
+            vec![Party::Role(r), Party::Turn(Turn::Initiator)]
+        }
         (Some(r), _) => vec![Party::Role(r)],
         (None, Some(turn)) => vec![Party::Turn(turn)],
         (None, None) => Vec::new(),

@@ -11,9 +11,9 @@ use super::tokens::{rust_type, snake, variant};
 use crate::hooks;
 use crate::spec::dialogue::ActionSide;
 use crate::spec::{Action, EventId, Machine, StateId};
-use std::collections::BTreeSet;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
+use std::collections::BTreeSet;
 
 /// `messages` (one struct per event that carries data) and `Message` (an event with its data); a machine
 /// whose events carry none has `type Message = Event`.

@@ -67,13 +67,16 @@ fn stage_lists(m: &Machine, kinds: &[Kind<'_>]) -> TokenStream {
     });
     // The rewarded agents as written: `None` when the spec does not say, so that Phantom's default (the acting
     // agents) is applied in one place, the runtime's `StageInfo::rewarded_agents`.
-    let rewarded = m.states.iter().map(|s| match s.stage().and_then(|st| st.rewarded.as_ref()) {
-        Some(r) => {
-            let r = list(&mut written(r).into_iter());
-            quote! { ::core::option::Option::Some(#r) }
-        }
-        None => quote! { ::core::option::Option::None },
-    });
+    let rewarded = m
+        .states
+        .iter()
+        .map(|s| match s.stage().and_then(|st| st.rewarded.as_ref()) {
+            Some(r) => {
+                let r = list(&mut written(r).into_iter());
+                quote! { ::core::option::Option::Some(#r) }
+            }
+            None => quote! { ::core::option::Option::None },
+        });
     // What `State::rewarded` answers: the default applied, scripted agents (never rewarded) left out.
     let rewarded_kinds = m.states.iter().map(|s| {
         let st = s.stage();

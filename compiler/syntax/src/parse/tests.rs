@@ -125,7 +125,10 @@ fn parses_sided_actions_and_groups() {
         ]
     );
     // `sender` and `receiver` are keywords only before `do`.
-    assert_eq!(f.machines[0].transitions[1].actions[0].name.as_str(), "sent");
+    assert_eq!(
+        f.machines[0].transitions[1].actions[0].name.as_str(),
+        "sent"
+    );
     let agents = &f.machines[1].properties[0];
     assert!(matches!(&agents.value, PropValue::List(l) if l.len() == 3));
     let groups: Vec<usize> = agents.groups.iter().map(|(i, _)| *i).collect();

@@ -74,6 +74,12 @@ pub(super) fn kinds(m: &Machine) -> Vec<Kind<'_>> {
 
 /// `AgentKind`, `Agent` and `Sizes`.
 pub(super) fn generate(kinds: &[Kind<'_>]) -> TokenStream {
+    let (kind, agent, sizes) = (kind_enum(kinds), agent_enum(kinds), sizes(kinds));
+    quote! { #kind #agent #sizes }
+}
+
+/// `AgentKind`: the agents and groups as the spec declares them.
+fn kind_enum(kinds: &[Kind<'_>]) -> TokenStream {
     let vs: Vec<&Ident> = kinds.iter().map(|k| &k.variant).collect();
     let names: Vec<&str> = kinds.iter().map(|k| k.name).collect();
     let n = proc_macro2::Literal::usize_unsuffixed(kinds.len());
@@ -86,27 +92,16 @@ pub(super) fn generate(kinds: &[Kind<'_>]) -> TokenStream {
             k.name
         ),
     });
-    let agent_variants = kinds.iter().map(|k| {
-        let v = &k.variant;
-        if k.group {
-            let doc = format!(" A member of the group `{}`, by its number (from 0).", k.name);
-            quote! { #[doc = #doc] #v(u32) }
-        } else {
-            let doc = format!(" Agent `{}`.", k.name);
-            quote! { #[doc = #doc] #v }
-        }
-    });
-    let kind_of = kinds.iter().map(|k| {
-        let v = &k.variant;
-        let p = if k.group { quote! { Agent::#v(_) } } else { quote! { Agent::#v } };
-        quote! { #p => AgentKind::#v }
-    });
-    let index_of = kinds.iter().filter(|k| k.group).map(|k| {
-        let v = &k.variant;
-        quote! { Agent::#v(index) => ::core::option::Option::Some(index), }
-    });
-    let groups: Vec<&Ident> = kinds.iter().filter(|k| k.group).map(|k| &k.variant).collect();
-    let scripted: Vec<&Ident> = kinds.iter().filter(|k| k.scripted).map(|k| &k.variant).collect();
+    let groups: Vec<&Ident> = kinds
+        .iter()
+        .filter(|k| k.group)
+        .map(|k| &k.variant)
+        .collect();
+    let scripted: Vec<&Ident> = kinds
+        .iter()
+        .filter(|k| k.scripted)
+        .map(|k| &k.variant)
+        .collect();
     let is = |vs: &[&Ident]| {
         if vs.is_empty() {
             quote! { false }
@@ -122,7 +117,6 @@ pub(super) fn generate(kinds: &[Kind<'_>]) -> TokenStream {
         let c = quote! { const KIND_NAMES: [&str; #n] = [#(#names),*]; };
         (quote! { KIND_NAMES[self as usize] }, Some(c))
     };
-    let sizes = sizes(kinds);
     quote! {
         /// The agents of the environment as the spec declares them: an agent, or a group of agents. Stages
         /// list these.
@@ -155,7 +149,38 @@ pub(super) fn generate(kinds: &[Kind<'_>]) -> TokenStream {
                 f.write_str(self.name())
             }
         }
+    }
+}
 
+/// `Agent`: one agent, a member of a group by its number.
+fn agent_enum(kinds: &[Kind<'_>]) -> TokenStream {
+    let agent_variants = kinds.iter().map(|k| {
+        let v = &k.variant;
+        if k.group {
+            let doc = format!(
+                " A member of the group `{}`, by its number (from 0).",
+                k.name
+            );
+            quote! { #[doc = #doc] #v(u32) }
+        } else {
+            let doc = format!(" Agent `{}`.", k.name);
+            quote! { #[doc = #doc] #v }
+        }
+    });
+    let kind_of = kinds.iter().map(|k| {
+        let v = &k.variant;
+        let p = if k.group {
+            quote! { Agent::#v(_) }
+        } else {
+            quote! { Agent::#v }
+        };
+        quote! { #p => AgentKind::#v }
+    });
+    let index_of = kinds.iter().filter(|k| k.group).map(|k| {
+        let v = &k.variant;
+        quote! { Agent::#v(index) => ::core::option::Option::Some(index), }
+    });
+    quote! {
         /// One agent of the environment (a member of a group is one agent), in the order of the spec's agents
         /// and, within a group, of the members' numbers.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -192,8 +217,6 @@ pub(super) fn generate(kinds: &[Kind<'_>]) -> TokenStream {
                 }
             }
         }
-
-        #sizes
     }
 }
 

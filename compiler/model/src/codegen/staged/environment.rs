@@ -81,7 +81,10 @@ pub(super) fn environment(
             fn #id(&mut self, view: View) -> State;
         }
     });
-    let trait_doc = format!(" The domain of `{}`, implemented by the user.", m.name.as_str());
+    let trait_doc = format!(
+        " The domain of `{}`, implemented by the user.",
+        m.name.as_str()
+    );
     let agents = agent_items(kinds);
     quote! {
         #[doc = #trait_doc]
