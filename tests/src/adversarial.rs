@@ -370,7 +370,12 @@ fn dialogue(rng: &mut Rng) -> String {
 /// A dialogue transition's actions, if any: on both copies, on the sender's, on the receiver's, or on each.
 fn sided_actions(rng: &mut Rng) -> String {
     let actions = names(rng, 2);
-    let [a, b] = [0, 1].map(|i| actions.get(i).cloned().unwrap_or_else(|| "noted".to_string()));
+    let [a, b] = [0, 1].map(|i| {
+        actions
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| "noted".to_string())
+    });
     match rng.below(5) {
         0 => String::new(),
         1 => format!(" do {a}"),

@@ -8,8 +8,8 @@
 
 use super::graph::{Graph, Quiet, Set};
 use super::system::System;
-use crate::ident;
 use crate::spec::Machine;
+use crate::{hooks, ident};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_vocab::NOBODY;
 use std::collections::BTreeSet;
@@ -34,11 +34,10 @@ const ENVIRONMENT_METHODS: &[&str] = &[
 fn environment_methods(m: &Machine) -> Vec<String> {
     let mut out: Vec<String> = ENVIRONMENT_METHODS.iter().map(|s| s.to_string()).collect();
     for (i, a) in m.agents.iter().enumerate() {
-        let a = ident::snake(&a.text);
         if !m.roster.is_scripted(i) {
-            out.push(format!("observe_{a}"));
+            out.push(hooks::method("observe", &a.text));
         }
-        out.push(format!("act_{a}"));
+        out.push(hooks::method("act", &a.text));
     }
     out
 }

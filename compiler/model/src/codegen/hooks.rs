@@ -524,8 +524,10 @@ fn sided_calls(actions: &[Action]) -> Vec<TokenStream> {
         });
         out.push(match side {
             None => quote! { #(#calls)* },
-            Some(ActionSide::Sender) => quote! { if t.profile.is_sent() { #(#calls)* } },
-            Some(ActionSide::Receiver) => quote! { if !t.profile.is_sent() { #(#calls)* } },
+            Some(side) => {
+                let sent = side_holds(side);
+                quote! { if #sent { #(#calls)* } }
+            }
         });
     }
     out
@@ -538,6 +540,7 @@ fn actions(
     any_guarded: bool,
 ) -> TokenStream {
     let mut arms = Vec::new();
+    let mut side_guards = false;
     for ((s, e), list) in pairs {
         let guarded = is_guarded(m, list);
         for (k, &i) in list.iter().enumerate() {
@@ -549,7 +552,6 @@ fn actions(
                 variant(&m.state(*s).name.text),
                 variant(&m.event(*e).name.text),
             );
-            let calls = sided_calls(&t.actions);
             let pattern = match (any_guarded, guarded) {
                 (false, _) => quote! { (State::#sv, Event::#ev) },
                 (true, false) => {
@@ -560,7 +562,29 @@ fn actions(
                     quote! { (State::#sv, Event::#ev, ::core::option::Option::Some(#k)) }
                 }
             };
-            arms.push((pattern, quote! { #(#calls)* }));
+            // Actions all on one side are that arm's guard (an arm's pattern is its transition's alone, so no
+            // other arm takes the message when the guard fails); mixed sides gate each run in the body.
+            let sides: Sides = t.actions.iter().map(|a| a.side.map(|(s, _)| s)).collect();
+            let one_side = match (sides.len(), sides.first()) {
+                (1, Some(&side)) => side,
+                _ => None,
+            };
+            let arm = match one_side {
+                Some(side) => {
+                    side_guards = true;
+                    let sent = side_holds(side);
+                    let calls = t.actions.iter().map(|a| {
+                        let id = snake(&a.name.text);
+                        quote! { hooks.#id(&t); }
+                    });
+                    (quote! { #pattern if #sent }, quote! { #(#calls)* })
+                }
+                None => {
+                    let calls = sided_calls(&t.actions);
+                    (pattern, quote! { #(#calls)* })
+                }
+            };
+            arms.push(arm);
             if !guarded {
                 break;
             }
@@ -571,5 +595,19 @@ fn actions(
     } else {
         quote! { (self, event) }
     };
+    // A lone arm with a guard stays a `match`: `if let` takes no guard.
+    if let [(pattern, body)] = arms.as_slice()
+        && side_guards
+    {
+        return quote! { match #on { #pattern => { #body } _ => {} } };
+    }
     partial_match(on, arms, false)
+}
+
+/// Whether this party's copy is the side `side`, as a condition on the transition `t`.
+fn side_holds(side: ActionSide) -> TokenStream {
+    match side {
+        ActionSide::Sender => quote! { t.profile.is_sent() },
+        ActionSide::Receiver => quote! { !t.profile.is_sent() },
+    }
 }

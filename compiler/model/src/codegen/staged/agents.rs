@@ -3,7 +3,7 @@
 //! `Observation` and `Action` enums that carry each kind's own types.
 
 use super::super::tokens::variant;
-use crate::ident;
+use crate::hooks;
 use crate::spec::Machine;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
@@ -14,8 +14,6 @@ pub(super) struct Kind<'a> {
     pub name: &'a str,
     /// The variant of `AgentKind`, `Agent`, `Observation` and `Action`.
     pub variant: Ident,
-    /// The field of `Sizes` (a group), and the tail of `observe_` and `act_`.
-    pub snake: String,
     pub group: bool,
     pub scripted: bool,
 }
@@ -33,12 +31,12 @@ impl Kind<'_> {
 
     /// `observe_factory`.
     pub fn observe_fn(&self) -> Ident {
-        Ident::new(&format!("observe_{}", self.snake), Span::call_site())
+        Ident::new(&hooks::method("observe", self.name), Span::call_site())
     }
 
     /// `act_factory`.
     pub fn act_fn(&self) -> Ident {
-        Ident::new(&format!("act_{}", self.snake), Span::call_site())
+        Ident::new(&hooks::method("act", self.name), Span::call_site())
     }
 
     /// The field of `Sizes`, raw if a keyword.
@@ -65,7 +63,6 @@ pub(super) fn kinds(m: &Machine) -> Vec<Kind<'_>> {
         .map(|(i, a)| Kind {
             name: a.as_str(),
             variant: variant(&a.text),
-            snake: ident::snake(&a.text),
             group: m.roster.is_group(i),
             scripted: m.roster.is_scripted(i),
         })
