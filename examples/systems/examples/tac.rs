@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     for (a, t) in &market.traders {
         println!("  {a:<8} {}", holdings_line(&t.agent.holdings));
     }
-    let acts: [(&str, fn(&mut Market) -> Result<(), tac::MarketError>); 2] = [
+    let acts: [(&str, Act); 2] = [
         (
             "Act 1: registration, search, and the negotiations it leads to; meanwhile mallory sends the \
              controller requests in her own name for alice's dialogue with bob, and two in alice's and bob's",
@@ -72,6 +72,9 @@ fn main() -> ExitCode {
         ExitCode::FAILURE
     }
 }
+
+/// One act of the scenario, run on the market.
+type Act = fn(&mut Market) -> Result<(), tac::MarketError>;
 
 fn section(title: &str, lines: &[String]) {
     println!("\n{title}:");
