@@ -22,11 +22,11 @@ pub struct View<S> {
 /// Where the environment is between episodes and steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Status {
-    /// No episode has started: [`Env::reset`] starts one.
+    /// No episode has started: [`Env::reset`](super::Env::reset) starts one.
     NotReset,
-    /// An episode is running: [`Env::step`] continues it.
+    /// An episode is running: [`Env::step`](super::Env::step) continues it.
     Running,
-    /// The episode has ended; only [`Env::reset`] starts another.
+    /// The episode has ended; only [`Env::reset`](super::Env::reset) starts another.
     Finished {
         /// The episode was terminated.
         terminated: bool,
@@ -35,7 +35,7 @@ pub enum Status {
     },
 }
 
-/// What [`Env::reset`] returns: the initial observations, and the infos taken with them.
+/// What [`Env::reset`](super::Env::reset) returns: the initial observations, and the infos taken with them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reset<A, O, I> {
     /// The observation of each agent acting in the initial stage.
@@ -53,7 +53,8 @@ pub struct Flags<A> {
     pub all: bool,
 }
 
-/// What [`Env::step`] returns (Phantom's `Step(observations, rewards, terminations, truncations, infos)`).
+/// What [`Env::step`](super::Env::step) returns (Phantom's `Step(observations, rewards, terminations, truncations,
+/// infos)`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepReport<A, O, I> {
     /// The observation of each agent acting in the next stage: the agents that act in the next step.
@@ -73,8 +74,8 @@ pub struct StepReport<A, O, I> {
     pub infos: BTreeMap<A, I>,
 }
 
-/// Why [`Env::step`] refused a step. A refused step changes nothing: not the stage, not the step count,
-/// not the domain.
+/// Why [`Env::step`](super::Env::step) refused a step. A refused step changes nothing: not the stage, not the step
+/// count, not the domain.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum StepError<S: 'static, A> {
     /// No episode has started.
