@@ -95,4 +95,5 @@ pub(crate) const PROPERTIES: &[Property] = &[
     prop(Machine, "roles", &[Profile::Dialogue], Value::Names, "the dialogue's two roles"),
     prop(Machine, "agents", &[Profile::Staged], Value::Names, "the environment's agents"),
     prop(Machine, "on_failure", &[Profile::Genie], Value::Failure, "what invoker states do when their work fails"),
+    prop(Machine, "scripted", &[Profile::Staged], Value::Agents, "agents that act on their own"),
 ];

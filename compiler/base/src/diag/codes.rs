@@ -160,11 +160,14 @@ codes! {
     PerformativeUnreachable = "E0805", "performative_unreachable", error, "a performative cannot occur in any dialogue from the initiation";
     PerformativeCannotTerminate = "E0806", "performative_cannot_terminate", error, "after a performative the dialogue can never terminate";
     SameRoleReply = "E0807", "same_role_reply", error, "a performative is answered by the role that sent it";
+    OpeningWithoutRole = "E0808", "opening_without_role", error, "a performative that opens a dialogue is not sent by a role";
+    ActionSide = "E0809", "action_side", error, "an action's side is given outside a dialogue, or an action runs twice on one side";
     // Profiles: staged environments (Phantom).
     StageNextCount = "E0901", "stage_without_handler", error, "a stage without a handler does not have exactly one next stage";
     EventInStaged = "E0902", "event_in_staged_machine", error, "a staged machine uses events; stages move directly";
     DirectTransition = "E0903", "direct_transition", error, "a direct `A -> B` transition outside a staged machine";
     FinalStage = "E0904", "final_stage", error, "a stage of a staged machine is marked `final`";
+    ScriptedRewarded = "E0905", "scripted_agent_rewarded", error, "a stage rewards a scripted agent";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -283,10 +286,13 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::PerformativeUnreachable, include_str!("explain/E0805.md")),
     (Code::PerformativeCannotTerminate, include_str!("explain/E0806.md")),
     (Code::SameRoleReply, include_str!("explain/E0807.md")),
+    (Code::OpeningWithoutRole, include_str!("explain/E0808.md")),
+    (Code::ActionSide, include_str!("explain/E0809.md")),
     (Code::StageNextCount, include_str!("explain/E0901.md")),
     (Code::EventInStaged, include_str!("explain/E0902.md")),
     (Code::DirectTransition, include_str!("explain/E0903.md")),
     (Code::FinalStage, include_str!("explain/E0904.md")),
+    (Code::ScriptedRewarded, include_str!("explain/E0905.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

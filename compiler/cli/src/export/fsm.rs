@@ -8,7 +8,7 @@
 //! not the default one (`degenerate` for finals, `custom` otherwise), so an imported spec reads as written.
 
 use fsmc_model::spec::genie::FailurePolicy;
-use fsmc_model::spec::{Machine, State, Transition};
+use fsmc_model::spec::{Action, Machine, State, Transition};
 use fsmc_vocab::NOBODY;
 use fsmc_vocab::Profile;
 use fsmc_vocab::abci::RoundKind;
@@ -55,7 +55,23 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
             "    agents ",
             &m.agents
                 .iter()
-                .map(|r| r.text.to_string())
+                .enumerate()
+                .map(|(i, r)| match m.roster.is_group(i) {
+                    true => format!("{r}[]"),
+                    false => r.text.to_string(),
+                })
+                .collect::<Vec<_>>(),
+            ";",
+        );
+    }
+    if !m.roster.scripted.is_empty() {
+        list(
+            &mut head,
+            "    scripted ",
+            &m.roster
+                .scripted
+                .iter()
+                .filter_map(|&(i, _)| m.agents.get(i).map(|a| a.text.to_string()))
                 .collect::<Vec<_>>(),
             ";",
         );
@@ -118,7 +134,11 @@ fn events(m: &Machine) -> String {
         .events
         .iter()
         .filter(|e| {
-            e.docs.is_empty() && e.timeout.is_none() && e.fields.is_empty() && e.role.is_none()
+            e.docs.is_empty()
+                && e.timeout.is_none()
+                && e.fields.is_empty()
+                && e.role.is_none()
+                && e.turn.is_none()
         })
         .map(|e| e.name.text.to_string())
         .collect();
@@ -126,7 +146,11 @@ fn events(m: &Machine) -> String {
         list(&mut out, "    event ", &plain, ";");
     }
     for e in m.events.iter().filter(|e| {
-        !(e.docs.is_empty() && e.timeout.is_none() && e.fields.is_empty() && e.role.is_none())
+        !(e.docs.is_empty()
+            && e.timeout.is_none()
+            && e.fields.is_empty()
+            && e.role.is_none()
+            && e.turn.is_none())
     }) {
         docs(&mut out, "    ", &e.docs);
         let _ = write!(out, "    event {}", e.name);
@@ -143,6 +167,8 @@ fn events(m: &Machine) -> String {
         }
         if let Some(role) = e.role.and_then(|r| m.roles.get(r)) {
             let _ = write!(out, " by {role}");
+        } else if let Some(turn) = e.turn {
+            let _ = write!(out, " by {}", turn.name());
         }
         out.push_str(";\n");
     }
@@ -288,15 +314,7 @@ fn transition(out: &mut String, m: &Machine, t: &Transition) {
         );
     }
     if !t.actions.is_empty() {
-        let _ = write!(
-            line,
-            " do {}",
-            t.actions
-                .iter()
-                .map(|a| a.text.clone())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let _ = write!(line, " {}", Action::written(&t.actions));
     }
     if let Some((p, _)) = t.persist {
         let _ = write!(line, " persist {}", p.name());

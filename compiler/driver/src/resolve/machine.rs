@@ -1,7 +1,7 @@
 //! Lowers one `.fsm` machine: declarations first (so order in the file does not matter), then properties,
 //! then transitions, reporting every unknown name with a did-you-mean.
 
-use super::{bad_value, duplicate_name, unknown_property};
+use super::{bad_value, duplicate_name, parties, unknown_property};
 use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::hash::NameMap;
@@ -56,6 +56,9 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
         if let Some(first) = seen.insert(p.name.as_str(), p.name.span) {
             diags.push(duplicate_property(p, first));
         }
+        if p.name.as_str() != "agents" && p.name.as_str() != "scripted" {
+            parties::no_groups(p, diags);
+        }
         match (p.name.as_str(), &p.value) {
             ("label", PropValue::Text(t)) => out.label = Some(t.clone()),
             ("label", _) => diags.push(bad_value(p, "a string: `label \"MyAbciApp\";`")),
@@ -64,7 +67,7 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
                 names_unique(&out.roles, diags);
             }
             ("agents", PropValue::List(names)) => {
-                out.agents.extend(names.iter().cloned());
+                parties::agents(out, p, names);
                 names_unique(&out.agents, diags);
             }
             ("roles" | "agents", _) => {
@@ -72,6 +75,8 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
             }
             // Read once the events are known, by `genie_machine`.
             ("on_failure", _) => {}
+            // Read below, once every agent is known.
+            ("scripted", _) => {}
             _ => diags.push(unknown_property(
                 p,
                 &fsmc_vocab::properties()
@@ -82,6 +87,13 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
                 "a machine",
             )),
         }
+    }
+    for p in m
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == "scripted")
+    {
+        parties::scripted(out, p, diags);
     }
 }
 
@@ -167,28 +179,35 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
             .properties
             .iter()
             .any(|p| p.name.as_str() == "roles" && matches!(p.value, PropValue::List(_)));
-        let role = e.role.as_ref().and_then(|r| match declared {
-            true => match out.roles.iter().position(|x| x.text == r.text) {
-                Some(i) => Some(i),
-                None => {
-                    let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
-                        .at(r.span, "not declared in `roles`");
-                    if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str())) {
-                        d = d.help(h);
+        let turn = parties::turn(e);
+        let role = e
+            .role
+            .as_ref()
+            .filter(|_| turn.is_none())
+            .and_then(|r| match declared {
+                true => match out.roles.iter().position(|x| x.text == r.text) {
+                    Some(i) => Some(i),
+                    None => {
+                        let mut d =
+                            Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                                .at(r.span, "not declared in `roles`");
+                        if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str()))
+                        {
+                            d = d.help(h);
+                        }
+                        diags.push(d);
+                        None
                     }
-                    diags.push(d);
+                },
+                false => {
+                    diags.push(
+                        Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                            .at(r.span, "this machine declares no roles")
+                            .help("declare the roles with `roles buyer, seller;`"),
+                    );
                     None
                 }
-            },
-            false => {
-                diags.push(
-                    Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
-                        .at(r.span, "this machine declares no roles")
-                        .help("declare the roles with `roles buyer, seller;`"),
-                );
-                None
-            }
-        });
+            });
         for f in &e.fields {
             diags.extend(super::types::check(&f.ty.text, f.ty.span, &shadowed));
         }
@@ -205,6 +224,7 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
                 })
                 .collect(),
             role,
+            turn,
             role_span: e.role.as_ref().map(|r| r.span),
         });
     }
@@ -276,6 +296,7 @@ fn states<'a>(
             if let Some(first) = seen.insert(p.name.as_str(), p.name.span) {
                 diags.push(duplicate_property(p, first));
             }
+            parties::no_groups(p, diags);
             state_property(out, &known, p, &mut st, diags);
         }
         index.insert_new(s.name.as_str(), StateId(out.states.len() as u32));
@@ -595,15 +616,7 @@ fn agent_list(out: &Machine, p: &ast::Property, st: &mut State, diags: &mut Vec<
     for a in list.iter().filter(|a| a.text != NOBODY) {
         match out.agents.iter().position(|x| x.text == a.text) {
             Some(i) => ids.push((i, a.span)),
-            None => {
-                let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown agent `{a}`"))
-                    .at(a.span, "not declared in `agents`");
-                d = match did_you_mean(&a.text, out.agents.iter().map(|x| x.as_str())) {
-                    Some(h) => d.help(h),
-                    None => d.help("declare the agents with `agents a, b;`"),
-                };
-                diags.push(d);
-            }
+            None => diags.push(parties::unknown_agent(out, &a.text, a.span)),
         }
     }
     if let StateData::Staged(stage) = &mut st.system {
@@ -738,7 +751,7 @@ fn transitions(
                     name: g.name.clone(),
                 })
                 .collect(),
-            actions: t.actions.clone(),
+            actions: parties::actions(t, out.profile, diags),
             persist,
             docs: t.docs.clone(),
             span: t.span,
