@@ -4,6 +4,7 @@
 //! implements.
 
 mod app;
+mod fingerprint;
 mod round;
 
 use super::tokens::{machine_matches, variant};
@@ -81,6 +82,7 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         quote! {}
     };
     let app = app::generate(m, &outgoing);
+    let fingerprint = fingerprint::generate(m);
     quote! {
         #data_alias
         static ROUND_KINDS: [::core::option::Option<::fsmc_runtime::rounds::RoundKind>; #n] = [#(#kinds),*];
@@ -104,6 +106,7 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         }
 
         #app
+        #fingerprint
     }
 }
 
