@@ -335,10 +335,11 @@ fn transitions(old: &Machine, new: &Machine, replicated: bool, running: bool, cx
     };
     // A machine that does not run has its transitions among its facts: only what rides on them is left.
     let targets_are_facts = replicated && !running;
+    // What a replica fires on either side, the facts compare: a change there is theirs to report.
     let in_facts = |key: &TransitionKey| {
         key.1.as_ref().is_some_and(|e| {
             let pair = (key.0.clone(), e.clone());
-            fired_old.contains(&pair) && fired_new.contains(&pair)
+            fired_old.contains(&pair) || fired_new.contains(&pair)
         })
     };
     for pair in pairs(&o, &n, |(key, _)| key.clone()) {

@@ -287,12 +287,15 @@ fn exits(
                 }
                 if a.after != b.after {
                     let d = |t: Option<u64>| t.map_or("none".to_string(), duration);
+                    let what = match b.on {
+                        Trigger::Timeout => "its timeout".to_string(),
+                        _ => format!("the timeout of {}", trigger(b)),
+                    };
                     cx.push(
                         Class::Consensus,
                         Rule::Exit,
                         format!(
-                            "round `{name}`: the timeout of {} is now {} (was {})",
-                            trigger(b),
+                            "round `{name}`: {what} is now {} (was {})",
                             d(b.after),
                             d(a.after)
                         ),

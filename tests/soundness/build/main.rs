@@ -18,6 +18,8 @@ use std::path::{Path, PathBuf};
 /// How many pairs, and at most how many of one verdict.
 const PAIRS: usize = 32;
 const PER_VERDICT: usize = 8;
+/// How many edited specs that check the fingerprint is held against (each is cheap: no code is compiled).
+const ATTEMPTS: usize = 400;
 /// The draw's seed: the same pairs on every build.
 const DRAW: u64 = 0x5_1f7d;
 
@@ -41,7 +43,7 @@ fn main() {
         .expect("the oracle's spec is readable")
         .checked
         .expect("the oracle's spec checks");
-    let pairs = draw(&base);
+    let (pairs, attempts) = draw(&base);
     let mut sides = String::new();
     let mut cases = String::new();
     side(&mut sides, 0, &base);
@@ -63,16 +65,29 @@ fn main() {
         sides,
         "/// Every pair drawn.\npub const CASES: &[crate::Case] = &[\n{cases}];"
     );
+    let attempts: Vec<String> = attempts
+        .iter()
+        .map(|(moved, verdict)| format!("({moved}, {:?})", verdict.map(Class::id)))
+        .collect();
+    let _ = writeln!(
+        sides,
+        "/// Every edited spec that checked, kept or not: whether the app's fingerprint moved, and the verdict.\n\
+         pub const ATTEMPTS: &[(bool, ::core::option::Option<&str>)] = &[{}];",
+        attempts.join(", ")
+    );
     std::fs::write(out.join("sides.rs"), sides).expect("OUT_DIR is writable");
 }
 
-/// Edited specs that check, with their verdicts against `base`, until `PAIRS` are drawn.
-fn draw(base: &Checked) -> Vec<Pair> {
+/// Edited specs that check, with their verdicts against `base`, until `PAIRS` are drawn; and for every edited
+/// spec that checked, whether its app's fingerprint moved and its verdict.
+fn draw(base: &Checked) -> (Vec<Pair>, Vec<(bool, Option<Class>)>) {
     let mut rng = ChaCha8Rng::seed_from_u64(DRAW);
     let mut pairs = Vec::new();
+    let mut attempts = Vec::new();
+    let fingerprint = |c: &Checked| app(c).map(fsmc_model::fingerprint::fingerprint);
     let mut per_verdict: BTreeMap<Option<Class>, usize> = BTreeMap::new();
     for _ in 0..20_000 {
-        if pairs.len() == PAIRS {
+        if pairs.len() == PAIRS && attempts.len() >= ATTEMPTS {
             break;
         }
         let mut spec = base.spec().clone();
@@ -91,8 +106,9 @@ fn draw(base: &Checked) -> Vec<Pair> {
         }
         let findings = fsmc_diff::diff(base, &checked);
         let verdict = fsmc_diff::verdict(&findings);
+        attempts.push((fingerprint(base) != fingerprint(&checked), verdict));
         let seen = per_verdict.entry(verdict).or_default();
-        if *seen == PER_VERDICT {
+        if *seen == PER_VERDICT || pairs.len() == PAIRS {
             continue;
         }
         *seen += 1;
@@ -106,7 +122,7 @@ fn draw(base: &Checked) -> Vec<Pair> {
             checked,
         });
     }
-    pairs
+    (pairs, attempts)
 }
 
 /// The app of a checked spec, if its generated code runs it (every round has a kind the runtime decides).

@@ -2,7 +2,7 @@
 //! consensus-breaking change, replica 0 decides the same at every one of the 1,000 blocks; when it finds no
 //! replay-breaking change either, it also reaches the same app hash at every block.
 
-use fsmc_diff_soundness::{BLOCKS, CASES, Case, Run};
+use fsmc_diff_soundness::{ATTEMPTS, BLOCKS, CASES, Case, Run};
 use std::collections::BTreeMap;
 
 /// The schedule each pair runs on: its own seed, so the pairs cover several schedules.
@@ -90,5 +90,19 @@ fn replicas_compute_what_the_verdict_says() {
     eprintln!(
         "verdicts: {verdicts:?}; within {BLOCKS} blocks, {consensus_seen} consensus-breaking pairs decide \
          differently and {replay_seen} replay-breaking pairs hash differently"
+    );
+}
+
+#[test]
+fn the_fingerprint_moves_exactly_when_replicas_would() {
+    let breaking = |v: Option<&str>| matches!(v, Some("consensus-breaking" | "replay-breaking"));
+    let wrong: Vec<_> = ATTEMPTS
+        .iter()
+        .filter(|(moved, verdict)| *moved != breaking(*verdict))
+        .collect();
+    assert!(ATTEMPTS.len() >= 100, "{} edited specs", ATTEMPTS.len());
+    assert!(
+        wrong.is_empty(),
+        "fingerprint moved against the verdict: {wrong:?}"
     );
 }
