@@ -34,21 +34,26 @@ pub(crate) fn names(old: &Entry<'_>, new: &Entry<'_>, cx: &mut Cx<'_>) {
             .push(format!("its generated module `{a}` is now `{b}`"));
         }
     }
+    // The label an export writes is the label as written, else the name: an Open Autonomy spec always writes
+    // one, a `.fsm` machine seldom does. Without one on either side, a renamed item's label follows its name,
+    // which the rename already says.
     let (la, lb) = (label(old), label(new));
-    if la.map(|l| &l.text) != lb.map(|l| &l.text) {
-        let shown = |l: Option<&Name>| l.map_or("none".to_string(), |l| format!("`{l}`"));
-        let at = |l: Option<&Name>, e: &Entry<'_>, said: &str| {
-            Some((l.map_or(e.name.span, |l| l.span), said.to_string()))
-        };
-        cx.push(
-            Class::Interop,
-            Rule::Label,
-            format!("the Open Autonomy label is now {} (was {})", shown(lb), shown(la)),
-            at(la, old, "before"),
-            at(lb, new, "now"),
-        )
-        .notes
-        .push("the label names the app in Open Autonomy's `fsm_specification.yaml`; generated code does not use it".into());
+    if la.is_some() || lb.is_some() {
+        let (ea, eb) = (la.unwrap_or(old.name), lb.unwrap_or(new.name));
+        if ea.text != eb.text {
+            cx.push(
+                Class::Interop,
+                Rule::Label,
+                format!("the Open Autonomy label is now `{eb}` (was `{ea}`)"),
+                Some((ea.span, "before".into())),
+                Some((eb.span, "now".into())),
+            )
+            .notes
+            .push(
+                "the label names the app in Open Autonomy's `fsm_specification.yaml`; generated code does not use it"
+                    .into(),
+            );
+        }
     }
 }
 

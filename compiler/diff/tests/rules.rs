@@ -301,7 +301,7 @@ fn labels_and_docs_are_interop_and_cosmetic() {
         one(
             Class::Interop,
             Rule::Label,
-            "the Open Autonomy label is now `packages.valory.skills.toy.ToyAbciApp` (was none)"
+            "the Open Autonomy label is now `packages.valory.skills.toy.ToyAbciApp` (was `ToyAbciApp`)"
         )
     );
     assert_eq!(

@@ -184,7 +184,11 @@ struct Tree {
 impl Tree {
     fn read(rev: &str, path: &Path, search_paths: &[PathBuf]) -> Result<Tree, String> {
         let cwd = std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?;
-        let top = text(git(&cwd, &["rev-parse", "--show-toplevel"])?);
+        // The repository is the one the spec is in (its nearest directory that exists: the spec itself may be
+        // gone from the working tree).
+        let abs = normalize(&absolute(path));
+        let near = abs.ancestors().skip(1).find(|d| d.is_dir()).unwrap_or(&cwd);
+        let top = text(git(near, &["rev-parse", "--show-toplevel"])?);
         let top = PathBuf::from(top.trim_end());
         git(
             &top,

@@ -274,10 +274,13 @@ impl<'m> Reading<'m> {
             (true, None) => Some(SmolStr::new_static("()")),
             (_, written) => written.map(type_tokens),
         };
+        // A round with no kind written is a custom one: an Open Autonomy spec says so, a `.fsm` one need not.
         let kind = if runs {
             Some(s.round_kind())
         } else {
-            round.and_then(|r| r.kind)
+            round
+                .and_then(|r| r.kind)
+                .filter(|k| *k != RoundKind::Custom)
         };
         let mut exits = self.outcome_exits(sid, runs);
         if runs {
