@@ -26,10 +26,12 @@ fn files() -> Vec<PathBuf> {
             let path = e.path();
             let name = e.file_name();
             let name = name.to_string_lossy();
+            // `.git` is a directory in a clone and a file in a worktree: neither is ours.
+            if matches!(name.as_ref(), "target" | ".git" | "node_modules") {
+                continue;
+            }
             if path.is_dir() {
-                if !matches!(name.as_ref(), "target" | ".git" | "node_modules") {
-                    walk(&path, out);
-                }
+                walk(&path, out);
             } else {
                 out.push(path);
             }

@@ -131,6 +131,19 @@ struct Spec {
     text: String,
 }
 
+impl Spec {
+    /// Compiles `text` as this spec, in its place in `tree` (a [`spec_tree`]), so its imports find its siblings.
+    fn compile_as(&self, tree: &Path, text: &str) -> Compilation {
+        let base = tree.join(self.rel.parent().unwrap_or(Path::new("")));
+        let name = self
+            .rel
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("file name");
+        compile_text(name, text, &base)
+    }
+}
+
 /// The shipped `.fsm` specs (recursively, excluding `specs/invalid`), sorted by path.
 fn shipped_specs() -> Vec<Spec> {
     fn walk(root: &Path, dir: &Path, out: &mut Vec<Spec>) {
@@ -186,26 +199,9 @@ fn spec_tree(specs: &[Spec]) -> TempDir {
     tree
 }
 
-/// A small valid Open Autonomy spec, so the YAML tests have a seed without the corpus.
-const SEED_YAML: &str = "\
-alphabet_in:
-- DONE
-- NO_MAJORITY
-- ROUND_TIMEOUT
-default_start_state: RegistrationRound
-final_states:
-- FinishedRegistrationRound
-label: packages.valory.skills.registration_abci.rounds.AgentRegistrationAbciApp
-start_states:
-- RegistrationRound
-states:
-- FinishedRegistrationRound
-- RegistrationRound
-transition_func:
-    (RegistrationRound, DONE): FinishedRegistrationRound
-    (RegistrationRound, NO_MAJORITY): RegistrationRound
-    (RegistrationRound, ROUND_TIMEOUT): RegistrationRound
-";
+/// A small valid Open Autonomy spec (upstream's registration app), so the YAML tests have a seed without the
+/// corpus.
+const SEED_YAML: &str = include_str!("registration/fsm_specification.yaml");
 
 /// Open Autonomy YAML to mutate: the seed, the YAML specs in `specs/invalid`, and the upstream corpus when this
 /// machine has it (it is read in place, never copied into the repository).

@@ -6,21 +6,9 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use fsmc_layout::{Direction, EdgeIn, Graph, NodeIn, Refusal, Size, lay_out};
+use fsmc_testkit::Lcg;
 use std::hint::black_box;
 use std::time::Duration;
-
-/// A tiny deterministic generator, so every run lays out the same graphs.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
-}
 
 /// A state's box and a label's, about as wide as the exporters make them for names and events.
 fn state(rng: &mut Lcg) -> NodeIn {

@@ -287,20 +287,14 @@ fn block_graph(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ordering::{initial_order, reduce_crossings};
-    use crate::tests::{Lcg, random_graph, through_layering};
+    use crate::tests::{graph, random_graphs, through_layering};
 
     #[test]
     fn the_order_within_a_layer_and_the_separations_are_kept() {
-        let mut rng = Lcg(29);
-        for _ in 0..150 {
-            let n = 1 + rng.below(16);
-            let m = rng.below(3 * n);
-            let g = random_graph(&mut rng, n, m);
+        for g in random_graphs(29, 150, 1..17) {
             let steps = through_layering(&g);
             let (nodes, adj) = (&steps.graph.nodes, &steps.adj);
-            let mut layers = initial_order(nodes, adj, &g.roots, steps.graph.layer_count);
-            reduce_crossings(&mut layers, nodes, adj);
+            let layers = steps.order(&g.roots);
             let x = place(&layers, nodes, adj);
             assert_eq!(x.len(), nodes.len());
             for layer in &layers {
@@ -341,25 +335,14 @@ mod tests {
     #[test]
     fn a_long_arrow_comes_out_straight() {
         // A chain 0 → 1 → 2 → 3 beside a long arrow 0 → 3: the long arrow's bends share one x.
-        let node = crate::NodeIn {
-            size: crate::Size { w: 60., h: 30. },
-            cluster: None,
-        };
-        let edge = |from, to| crate::EdgeIn {
-            from,
-            to,
-            label: None,
-        };
-        let g = crate::Graph {
-            nodes: vec![node; 4],
-            edges: vec![edge(0, 1), edge(1, 2), edge(2, 3), edge(0, 3)],
-            roots: vec![0],
-        };
+        let size = crate::Size { w: 60., h: 30. };
+        let g = graph(
+            4,
+            size,
+            &[(0, 1, None), (1, 2, None), (2, 3, None), (0, 3, None)],
+        );
         let steps = through_layering(&g);
-        let (nodes, adj) = (&steps.graph.nodes, &steps.adj);
-        let mut layers = initial_order(nodes, adj, &g.roots, steps.graph.layer_count);
-        reduce_crossings(&mut layers, nodes, adj);
-        let x = place(&layers, nodes, adj);
+        let x = place(&steps.order(&g.roots), &steps.graph.nodes, &steps.adj);
         let chain = &steps.graph.chains[3];
         let bends: Vec<f64> = chain[1..chain.len() - 1].iter().map(|&v| x[v]).collect();
         assert!(bends.windows(2).all(|w| w[0] == w[1]), "{bends:?}");

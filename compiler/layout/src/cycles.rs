@@ -51,10 +51,19 @@ pub(crate) fn break_cycles(n: usize, edges: &[(usize, usize)], roots: &[usize]) 
     reversed
 }
 
+/// The edges with those `reversed` marks turned around.
+pub(crate) fn orient(edges: &[(usize, usize)], reversed: &[bool]) -> Vec<(usize, usize)> {
+    edges
+        .iter()
+        .zip(reversed)
+        .map(|(&(a, b), &r)| if r { (b, a) } else { (a, b) })
+        .collect()
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::tests::Lcg;
+    use crate::tests::random_edges;
 
     /// Whether the edges, oriented as `reversed` says, have no cycle (Kahn's algorithm empties the graph).
     pub(crate) fn acyclic(n: usize, edges: &[(usize, usize)], reversed: &[bool]) -> bool {
@@ -81,13 +90,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_cycle_is_broken() {
-        let mut rng = Lcg(3);
-        for _ in 0..200 {
-            let n = 1 + rng.below(15);
-            let edges: Vec<(usize, usize)> = (0..rng.below(4 * n))
-                .map(|_| (rng.below(n), rng.below(n)))
-                .filter(|(a, b)| a != b)
-                .collect();
+        for (n, edges) in random_edges(3, 200, 1..16, 4) {
             let reversed = break_cycles(n, &edges, &[0]);
             assert!(acyclic(n, &edges, &reversed), "{edges:?} {reversed:?}");
         }

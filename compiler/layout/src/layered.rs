@@ -175,23 +175,10 @@ fn chain(
 mod tests {
     use super::*;
     use crate::tests::through_layering;
-    use crate::{EdgeIn, NodeIn};
 
+    /// Four states, as wide as a label.
     fn graph(edges: &[(usize, usize, Option<Size>)]) -> Graph {
-        Graph {
-            nodes: vec![
-                NodeIn {
-                    size: Size { w: 60., h: 30. },
-                    cluster: None
-                };
-                4
-            ],
-            edges: edges
-                .iter()
-                .map(|&(from, to, label)| EdgeIn { from, to, label })
-                .collect(),
-            roots: vec![0],
-        }
+        crate::tests::graph(4, Size { w: 60., h: 30. }, edges)
     }
 
     #[test]

@@ -59,24 +59,13 @@ pub(crate) fn within_budget(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cycles::break_cycles;
-    use crate::tests::Lcg;
+    use crate::cycles::{break_cycles, orient};
+    use crate::tests::random_edges;
 
     #[test]
     fn every_edge_points_down() {
-        let mut rng = Lcg(5);
-        for _ in 0..200 {
-            let n = 1 + rng.below(20);
-            let pairs: Vec<(usize, usize)> = (0..rng.below(3 * n))
-                .map(|_| (rng.below(n), rng.below(n)))
-                .filter(|(a, b)| a != b)
-                .collect();
-            let reversed = break_cycles(n, &pairs, &[0]);
-            let edges: Vec<(usize, usize)> = pairs
-                .iter()
-                .zip(&reversed)
-                .map(|(&(a, b), &r)| if r { (b, a) } else { (a, b) })
-                .collect();
+        for (n, pairs) in random_edges(5, 200, 1..21, 3) {
+            let edges = orient(&pairs, &break_cycles(n, &pairs, &[0]));
             let rank = ranks(n, &edges);
             for &(a, b) in &edges {
                 assert!(rank[a] < rank[b], "{a} → {b} in {edges:?}: {rank:?}");

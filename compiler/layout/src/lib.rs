@@ -174,34 +174,60 @@ impl Frame {
     }
 }
 
+/// The graph as steps 1 to 3 leave it: the arrows read, which of them point back, and the layered graph with
+/// its adjacency.
+pub(crate) struct Layering {
+    pub(crate) input: layered::Input,
+    pub(crate) reversed: Vec<bool>,
+    pub(crate) graph: layered::Layered,
+    pub(crate) adj: Adjacency,
+}
+
+impl Layering {
+    /// Breaks the cycles, assigns the layers and builds the layered graph; refused when that graph would be too
+    /// large.
+    pub(crate) fn new(g: &Graph, frame: &Frame) -> Result<Layering, Refusal> {
+        let input = layered::Input::read(g, frame);
+        let n = g.nodes.len();
+        let pairs: Vec<(usize, usize)> = input
+            .plain
+            .iter()
+            .map(|&k| (g.edges[k].from, g.edges[k].to))
+            .collect();
+        let reversed = cycles::break_cycles(n, &pairs, &g.roots);
+        let oriented = cycles::orient(&pairs, &reversed);
+        let rank = layering::ranks(n, &oriented);
+        // The budget, before anything of that size is allocated.
+        layering::within_budget(n, &oriented, &rank)?;
+        let graph = layered::build(g, &input, &oriented, &rank, frame);
+        let adj = Adjacency::new(graph.nodes.len(), &graph.chains);
+        Ok(Layering {
+            input,
+            reversed,
+            graph,
+            adj,
+        })
+    }
+
+    /// Step 4: the nodes of each layer in order, crossings reduced.
+    pub(crate) fn order(&self, roots: &[usize]) -> Vec<Vec<usize>> {
+        let (nodes, adj) = (&self.graph.nodes, &self.adj);
+        let mut layers = ordering::initial_order(nodes, adj, roots, self.graph.layer_count);
+        ordering::reduce_crossings(&mut layers, nodes, adj);
+        layers
+    }
+}
+
 /// Lays the graph out; refused only when it is too large (see [`MAX_LAYERED`]).
 pub fn lay_out(g: &Graph, direction: Direction) -> Result<Laid, Refusal> {
     let frame = Frame::new(direction);
-    let input = layered::Input::read(g, &frame);
-    let n = g.nodes.len();
-    let pairs: Vec<(usize, usize)> = input
-        .plain
-        .iter()
-        .map(|&k| (g.edges[k].from, g.edges[k].to))
-        .collect();
-    let reversed = cycles::break_cycles(n, &pairs, &g.roots);
-    let oriented: Vec<(usize, usize)> = pairs
-        .iter()
-        .zip(&reversed)
-        .map(|(&(a, b), &r)| if r { (b, a) } else { (a, b) })
-        .collect();
-    let rank = layering::ranks(n, &oriented);
-    // The budget, before anything of that size is allocated.
-    layering::within_budget(n, &oriented, &rank)?;
-
-    let graph = layered::build(g, &input, &oriented, &rank, &frame);
-    let adj = Adjacency::new(graph.nodes.len(), &graph.chains);
-    let mut layers = ordering::initial_order(&graph.nodes, &adj, &g.roots, graph.layer_count);
-    ordering::reduce_crossings(&mut layers, &graph.nodes, &adj);
-    let x = coordinates::place(&layers, &graph.nodes, &adj);
+    let steps = Layering::new(g, &frame)?;
+    let layers = steps.order(&g.roots);
+    let (input, graph) = (&steps.input, &steps.graph);
+    let x = coordinates::place(&layers, &graph.nodes, &steps.adj);
 
     let bands = routing::Bands::new(&layers, &graph.nodes);
-    let mut routes = routing::chain_routes(g, &input, &graph, &reversed, &x, &bands);
-    routing::loop_routes(&mut routes, g, &input, &graph, &x, &bands);
-    Ok(frame.output(&input, &graph.nodes, &x, &bands, routes))
+    let mut routes = routing::chain_routes(g, input, graph, &steps.reversed, &x, &bands);
+    routing::loop_routes(&mut routes, g, input, graph, &x, &bands);
+    Ok(frame.output(input, &graph.nodes, &x, &bands, routes))
 }

@@ -228,7 +228,8 @@ fn transpose(layers: &mut [Vec<usize>], pos: &mut [usize], nodes: &[LNode], adj:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tests::{Lcg, random_graph, through_layering};
+    use crate::tests::{graph, random_graph, random_graphs, through_layering};
+    use fsmc_testkit::Lcg;
 
     /// Crossings counted pair by pair.
     fn brute_force(layers: &[Vec<usize>], pos: &[usize], adj: &Adjacency) -> u64 {
@@ -252,11 +253,7 @@ mod tests {
 
     #[test]
     fn crossings_are_counted_exactly_and_never_increased() {
-        let mut rng = Lcg(17);
-        for _ in 0..150 {
-            let n = 2 + rng.below(14);
-            let m = rng.below(3 * n);
-            let g = random_graph(&mut rng, n, m);
+        for g in random_graphs(17, 150, 2..16) {
             let steps = through_layering(&g);
             let (nodes, adj) = (&steps.graph.nodes, &steps.adj);
             let mut layers = initial_order(nodes, adj, &g.roots, steps.graph.layer_count);
@@ -312,25 +309,15 @@ mod tests {
     #[test]
     fn two_crossing_arrows_are_uncrossed() {
         // 0 and 1 on top, 2 and 3 below; 0 → 3 and 1 → 2 cross in the first order.
-        let size = crate::Size { w: 50., h: 30. };
-        let node = crate::NodeIn {
-            size,
-            cluster: None,
-        };
-        let edge = |from, to| crate::EdgeIn {
-            from,
-            to,
-            label: None,
-        };
-        let g = crate::Graph {
-            nodes: vec![node; 4],
-            edges: vec![edge(0, 3), edge(1, 2)],
-            roots: vec![0, 1],
-        };
+        let mut g = graph(
+            4,
+            crate::Size { w: 50., h: 30. },
+            &[(0, 3, None), (1, 2, None)],
+        );
+        g.roots = vec![0, 1];
         let steps = through_layering(&g);
         let (nodes, adj) = (&steps.graph.nodes, &steps.adj);
-        let mut layers = initial_order(nodes, adj, &g.roots, steps.graph.layer_count);
-        reduce_crossings(&mut layers, nodes, adj);
+        let layers = steps.order(&g.roots);
         let mut pos = vec![0; nodes.len()];
         positions(&layers, &mut pos);
         assert_eq!(crossings(&layers, &pos, adj), 0, "{layers:?}");

@@ -351,27 +351,26 @@ mod tests {
             (p(30., 40.), true),
             (p(30., 50.), false),
         ];
-        let down = route(pts.clone(), false, None);
-        assert_eq!(down.start, p(0., 0.));
-        assert_eq!(
-            down.segs,
-            [
-                Seg::Line(p(0., 20.)),
-                Seg::Curve(p(0., 30.), p(30., 30.), p(30., 40.)),
-                Seg::Line(p(30., 50.)),
-            ]
+        let (curve_down, curve_up) = (
+            Seg::Curve(p(0., 30.), p(30., 30.), p(30., 40.)),
+            Seg::Curve(p(30., 30.), p(0., 30.), p(0., 20.)),
         );
         // Pointing up: the same path backwards, curved over the same piece.
-        let up = route(pts, true, None);
-        assert_eq!(up.start, p(30., 50.));
-        assert_eq!(
-            up.segs,
-            [
-                Seg::Line(p(30., 40.)),
-                Seg::Curve(p(30., 30.), p(0., 30.), p(0., 20.)),
-                Seg::Line(p(0., 0.)),
-            ]
-        );
+        for (up, start, segs) in [
+            (
+                false,
+                p(0., 0.),
+                [Seg::Line(p(0., 20.)), curve_down, Seg::Line(p(30., 50.))],
+            ),
+            (
+                true,
+                p(30., 50.),
+                [Seg::Line(p(30., 40.)), curve_up, Seg::Line(p(0., 0.))],
+            ),
+        ] {
+            let r = route(pts.clone(), up, None);
+            assert_eq!((r.start, r.segs.as_slice()), (start, &segs[..]), "up: {up}");
+        }
         assert_eq!(route(Vec::new(), false, None), Route::default());
     }
 

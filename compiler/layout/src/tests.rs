@@ -3,19 +3,11 @@
 //! tests share.
 
 use crate::*;
+use fsmc_testkit::Lcg;
+use std::ops::Range;
 
-/// A tiny deterministic generator, so the shapes are reproducible.
-pub(crate) struct Lcg(pub(crate) u64);
-impl Lcg {
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
-}
-
+/// A random graph of `n` nodes of varied sizes (three clusters, every fourth node in none) and `m` edges, most
+/// of them labelled.
 pub(crate) fn random_graph(rng: &mut Lcg, n: usize, m: usize) -> Graph {
     let nodes = (0..n)
         .map(|i| NodeIn {
@@ -39,6 +31,57 @@ pub(crate) fn random_graph(rng: &mut Lcg, n: usize, m: usize) -> Graph {
     Graph {
         nodes,
         edges,
+        roots: vec![0],
+    }
+}
+
+/// `count` random graphs from `seed`, each with a number of nodes in `nodes` and fewer than three edges a node.
+pub(crate) fn random_graphs(
+    seed: u64,
+    count: usize,
+    nodes: Range<usize>,
+) -> impl Iterator<Item = Graph> {
+    let mut rng = Lcg(seed);
+    (0..count).map(move |_| {
+        let n = nodes.start + rng.below(nodes.len());
+        let m = rng.below(3 * n);
+        random_graph(&mut rng, n, m)
+    })
+}
+
+/// `count` random edge lists from `seed`, each between a number of nodes in `nodes` (given with it), fewer than
+/// `per_node` edges a node, self-loops left out.
+pub(crate) fn random_edges(
+    seed: u64,
+    count: usize,
+    nodes: Range<usize>,
+    per_node: usize,
+) -> impl Iterator<Item = (usize, Vec<(usize, usize)>)> {
+    let mut rng = Lcg(seed);
+    (0..count).map(move |_| {
+        let n = nodes.start + rng.below(nodes.len());
+        let edges = (0..rng.below(per_node * n))
+            .map(|_| (rng.below(n), rng.below(n)))
+            .filter(|(a, b)| a != b)
+            .collect();
+        (n, edges)
+    })
+}
+
+/// `n` nodes of one size, in no cluster, and the arrows `(from, to, label)`; the root is node 0.
+pub(crate) fn graph(n: usize, size: Size, edges: &[(usize, usize, Option<Size>)]) -> Graph {
+    Graph {
+        nodes: vec![
+            NodeIn {
+                size,
+                cluster: None
+            };
+            n
+        ],
+        edges: edges
+            .iter()
+            .map(|&(from, to, label)| EdgeIn { from, to, label })
+            .collect(),
         roots: vec![0],
     }
 }
@@ -181,39 +224,17 @@ fn random_graphs_keep_every_promise_in_both_directions() {
 
 #[test]
 fn the_flow_goes_down_or_across() {
-    let size = Size { w: 60., h: 30. };
-    let g = Graph {
-        nodes: vec![
-            NodeIn {
-                size,
-                cluster: None
-            };
-            3
+    let label = Size { w: 50., h: 13. };
+    let g = graph(
+        3,
+        Size { w: 60., h: 30. },
+        &[
+            (0, 1, Some(label)),
+            (1, 2, None),
+            (2, 0, Some(label)),
+            (1, 1, Some(Size { w: 80., h: 26. })),
         ],
-        edges: vec![
-            EdgeIn {
-                from: 0,
-                to: 1,
-                label: Some(Size { w: 50., h: 13. }),
-            },
-            EdgeIn {
-                from: 1,
-                to: 2,
-                label: None,
-            },
-            EdgeIn {
-                from: 2,
-                to: 0,
-                label: Some(Size { w: 50., h: 13. }),
-            },
-            EdgeIn {
-                from: 1,
-                to: 1,
-                label: Some(Size { w: 80., h: 26. }),
-            },
-        ],
-        roots: vec![0],
-    };
+    );
     let tb = lay_out(&g, Direction::TopToBottom).expect("laid out");
     assert!(tb.nodes[0].bottom() < tb.nodes[1].y && tb.nodes[1].bottom() < tb.nodes[2].y);
     let lr = lay_out(&g, Direction::LeftToRight).expect("laid out");
@@ -235,51 +256,26 @@ fn odd_input_is_drawn_or_ignored_never_a_panic() {
         w: f64::NAN,
         h: f64::INFINITY,
     };
-    let g = Graph {
-        nodes: vec![
-            NodeIn {
-                size: nan,
-                cluster: Some(usize::MAX)
-            };
-            2
-        ],
-        edges: vec![
-            EdgeIn {
-                from: 0,
-                to: 7,
-                label: None,
-            },
-            EdgeIn {
-                from: 0,
-                to: 1,
-                label: Some(Size {
-                    w: -3.,
-                    h: f64::NAN,
-                }),
-            },
-            EdgeIn {
-                from: 1,
-                to: 0,
-                label: None,
-            },
-            EdgeIn {
-                from: 0,
-                to: 1,
-                label: None,
-            },
-            EdgeIn {
-                from: 1,
-                to: 1,
-                label: None,
-            },
-            EdgeIn {
-                from: 1,
-                to: 1,
-                label: Some(Size { w: 10., h: 10. }),
-            },
-        ],
-        roots: vec![9, 1, 1],
+    let bad_label = Size {
+        w: -3.,
+        h: f64::NAN,
     };
+    let mut g = graph(
+        2,
+        nan,
+        &[
+            (0, 7, None),
+            (0, 1, Some(bad_label)),
+            (1, 0, None),
+            (0, 1, None),
+            (1, 1, None),
+            (1, 1, Some(Size { w: 10., h: 10. })),
+        ],
+    );
+    for node in &mut g.nodes {
+        node.cluster = Some(usize::MAX);
+    }
+    g.roots = vec![9, 1, 1];
     for direction in [Direction::TopToBottom, Direction::LeftToRight] {
         let laid = lay_out(&g, direction).expect("laid out");
         assert_eq!(
@@ -297,28 +293,11 @@ fn odd_input_is_drawn_or_ignored_never_a_panic() {
 fn a_graph_too_large_is_refused_quickly() {
     // A long chain with edges from each end to the other: the long edges cross every layer.
     let n = 3_000;
-    let g = Graph {
-        nodes: vec![
-            NodeIn {
-                size: Size { w: 50., h: 30. },
-                cluster: None
-            };
-            n
-        ],
-        edges: (0..n - 1)
-            .map(|i| EdgeIn {
-                from: i,
-                to: i + 1,
-                label: None,
-            })
-            .chain((0..400).map(|i| EdgeIn {
-                from: n - 1 - i,
-                to: i,
-                label: None,
-            }))
-            .collect(),
-        roots: vec![0],
-    };
+    let edges: Vec<(usize, usize, Option<Size>)> = (0..n - 1)
+        .map(|i| (i, i + 1, None))
+        .chain((0..400).map(|i| (n - 1 - i, i, None)))
+        .collect();
+    let g = graph(n, Size { w: 50., h: 30. }, &edges);
     let started = std::time::Instant::now();
     assert!(matches!(
         lay_out(&g, Direction::TopToBottom),
@@ -328,31 +307,9 @@ fn a_graph_too_large_is_refused_quickly() {
 }
 
 /// The layered graph of `g` as the steps before ordering leave it, top to bottom.
-pub(crate) struct Steps {
-    pub(crate) input: crate::layered::Input,
-    pub(crate) graph: crate::layered::Layered,
-    pub(crate) adj: crate::Adjacency,
-}
-
-pub(crate) fn through_layering(g: &Graph) -> Steps {
-    let frame = crate::Frame::new(Direction::TopToBottom);
-    let input = crate::layered::Input::read(g, &frame);
-    let n = g.nodes.len();
-    let pairs: Vec<(usize, usize)> = input
-        .plain
-        .iter()
-        .map(|&k| (g.edges[k].from, g.edges[k].to))
-        .collect();
-    let reversed = crate::cycles::break_cycles(n, &pairs, &g.roots);
-    let oriented: Vec<(usize, usize)> = pairs
-        .iter()
-        .zip(&reversed)
-        .map(|(&(a, b), &r)| if r { (b, a) } else { (a, b) })
-        .collect();
-    let rank = crate::layering::ranks(n, &oriented);
-    let graph = crate::layered::build(g, &input, &oriented, &rank, &frame);
-    let adj = crate::Adjacency::new(graph.nodes.len(), &graph.chains);
-    Steps { input, graph, adj }
+pub(crate) fn through_layering(g: &Graph) -> Layering {
+    Layering::new(g, &Frame::new(Direction::TopToBottom))
+        .expect("small graphs are within the budget")
 }
 
 #[test]

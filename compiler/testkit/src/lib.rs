@@ -1,5 +1,6 @@
 //! Test support shared by fsmc's packages: where the workspace and the Open Autonomy corpus are, scratch
-//! directories that clean up after themselves, and a command's output captured in memory.
+//! directories that clean up after themselves, a command's output captured in memory, and a deterministic
+//! generator of varied input.
 //!
 //! A dev-only package: nothing a user builds depends on it, and it depends on none of fsmc's packages.
 
@@ -78,6 +79,21 @@ pub fn capture<A: Into<OsString>>(
     }
 }
 
+/// A tiny deterministic generator (linear congruential, with Knuth's MMIX constants): tests and benchmarks that
+/// want varied input get the same input on every run.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// The next number, below `n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) as usize) % n.max(1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +126,18 @@ mod tests {
                 stderr: "err".into()
             }
         );
+    }
+
+    #[test]
+    fn the_generator_repeats_itself_and_stays_below_its_bound() {
+        let draws = |seed| {
+            let mut rng = Lcg(seed);
+            (1..50).map(|n| rng.below(n)).collect::<Vec<_>>()
+        };
+        assert_eq!(draws(7), draws(7));
+        assert_ne!(draws(7), draws(8));
+        assert!(draws(7).iter().zip(1..).all(|(&x, n)| x < n));
+        assert_eq!(Lcg(7).below(0), 0);
     }
 
     #[test]

@@ -5,19 +5,8 @@ use crate::TB;
 use fsmc::export::{self, Direction, Target};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::spec::{Event, Machine, Origin, State, StateId, ThinVec, Transition};
+use fsmc_testkit::Lcg;
 use fsmc_vocab::Profile;
-
-/// A tiny deterministic generator, so the shapes are reproducible.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
-}
 
 fn name(s: &str) -> Name {
     Name::new(s, Span::default())
@@ -126,23 +115,23 @@ fn odd_shapes_are_drawn() {
 fn random_shapes_are_drawn() {
     let mut rng = Lcg(7);
     for round in 0..150 {
-        let states = 1 + rng.next(if round % 10 == 0 { 40 } else { 9 });
-        let events = 1 + rng.next(5);
-        let edges: Vec<_> = (0..rng.next(states * 3 + 1))
+        let states = 1 + rng.below(if round % 10 == 0 { 40 } else { 9 });
+        let events = 1 + rng.below(5);
+        let edges: Vec<_> = (0..rng.below(states * 3 + 1))
             .map(|_| {
                 (
-                    rng.next(states),
-                    if rng.next(6) == 0 {
+                    rng.below(states),
+                    if rng.below(6) == 0 {
                         None
                     } else {
-                        Some(rng.next(events))
+                        Some(rng.below(events))
                     },
-                    rng.next(states),
+                    rng.below(states),
                 )
             })
             .collect();
-        let starts: Vec<usize> = (0..rng.next(3)).map(|_| rng.next(states)).collect();
-        let finals: Vec<usize> = (0..rng.next(3)).map(|_| rng.next(states)).collect();
+        let starts: Vec<usize> = (0..rng.below(3)).map(|_| rng.below(states)).collect();
+        let finals: Vec<usize> = (0..rng.below(3)).map(|_| rng.below(states)).collect();
         draw_all(&machine(states, events, &edges, &starts, &finals));
     }
 }
@@ -178,7 +167,7 @@ fn a_machine_too_large_to_lay_out_is_refused_with_a_way_out() {
     let n = 2_000;
     let mut rng = Lcg(3);
     let edges: Vec<_> = (0..n)
-        .flat_map(|i| [(i, Some(0), (i + 1) % n), (i, Some(1), rng.next(n))])
+        .flat_map(|i| [(i, Some(0), (i + 1) % n), (i, Some(1), rng.below(n))])
         .collect();
     let m = machine(n, 2, &edges, &[0], &[]);
     let spec = fsmc_model::spec::Spec::default();

@@ -2,12 +2,12 @@
 //! leads, to a final state), offered once for a diagnostic both a machine and the app chaining it report; none
 //! where there is no diagnostic.
 
-use crate::fixture::{MAIN, PRICE, Session, apply, mark, oracle};
+use crate::fixture::{MAIN, PRICE, Session, mark, oracle, workspace_edit};
 use expect_test::{Expect, expect};
 use serde_json::json;
 
 /// The quick fixes at the cursor (or selection), given the diagnostics published for the document: each
-/// action's title (`*` when preferred) and the document after its edit.
+/// action's title (`*` when preferred) and the lines its edit changes.
 fn check(fixture: &str, expect: Expect) {
     let mut s = Session::new(fixture);
     let (file, _, _) = s.fixture.cursor.expect("a cursor");
@@ -26,23 +26,10 @@ fn check(fixture: &str, expect: Expect) {
         assert_eq!(a["kind"], "quickfix");
         let preferred = if a["isPreferred"] == true { " *" } else { "" };
         out.push_str(&format!(
-            "{}{preferred}\n",
-            a["title"].as_str().unwrap_or_default()
+            "{}{preferred}\n{}",
+            a["title"].as_str().unwrap_or_default(),
+            workspace_edit(&s, &a["edit"])
         ));
-        for change in a["edit"]["documentChanges"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            let uri = change["textDocument"]["uri"].as_str().unwrap_or_default();
-            let edits = change["edits"].as_array().cloned().unwrap_or_default();
-            out.push_str(&format!(
-                "--- {} (version {})\n{}",
-                s.name(uri),
-                change["textDocument"]["version"],
-                apply(&s.text_of(uri), &edits)
-            ));
-        }
     }
     expect.assert_eq(if out.is_empty() { "none" } else { &out });
 }
@@ -50,27 +37,13 @@ fn check(fixture: &str, expect: Expect) {
 #[test]
 fn an_unknown_event_is_replaced_by_the_one_meant() {
     check(
-        r#"
-        machine TestAbciApp: abci {
-            event DONE, NO_MAJORITY;
-            start default state CollectRound: collect_same_until_threshold;
-            final state DoneRound;
-            (CollectRound, DONE) -> DoneRound;
-            (CollectRound, NO_MAJORITY) -> CollectRound;
-            (CollectRound, DON$0EE) -> DoneRound;
-        }
-        "#,
+        &PRICE.replace("(CollectPriceRound, DONE)", "(CollectPriceRound, DON$0EE)"),
         expect![[r#"
             Replace `DONEE` with `DONE` *
             --- main.fsm (version 1)
-            machine TestAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                start default state CollectRound: collect_same_until_threshold;
-                final state DoneRound;
-                (CollectRound, DONE) -> DoneRound;
-                (CollectRound, NO_MAJORITY) -> CollectRound;
-                (CollectRound, DONE) -> DoneRound;
-            }
+            @@ 14 @@
+            -    (CollectPriceRound, DONEE) -> FinishedPriceRound;
+            +    (CollectPriceRound, DONE) -> FinishedPriceRound;
         "#]],
     );
 }
@@ -90,13 +63,9 @@ fn an_unknown_state_is_replaced_by_the_one_meant() {
         expect![[r#"
             Replace `Opend` with `Opened` *
             --- main.fsm (version 1)
-            machine Door {
-                event OPEN, CLOSE;
-                start default state Closed;
-                state Opened;
-                (Closed, OPEN) -> Opened;
-                (Opened, CLOSE) -> Closed;
-            }
+            @@ 4 @@
+            -    (Closed, OPEN) -> Opend;
+            +    (Closed, OPEN) -> Opened;
         "#]],
     );
 }
@@ -117,37 +86,16 @@ fn a_rounds_missing_transition_can_be_added() {
         expect![[r#"
             Add `(CollectRound, NO_MAJORITY) -> CollectRound;` (self) *
             --- main.fsm (version 1)
-            machine TestAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                start default state CollectRound: collect_same_until_threshold;
-                state NextRound;
-                final state DoneRound;
-                (CollectRound, DONE) -> NextRound;
-                (CollectRound, NO_MAJORITY) -> CollectRound;
-                (NextRound, DONE) -> DoneRound;
-            }
+            @@ 6 @@
+            +    (CollectRound, NO_MAJORITY) -> CollectRound;
             Add `(CollectRound, NO_MAJORITY) -> NextRound;` (where the round already leads)
             --- main.fsm (version 1)
-            machine TestAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                start default state CollectRound: collect_same_until_threshold;
-                state NextRound;
-                final state DoneRound;
-                (CollectRound, DONE) -> NextRound;
-                (CollectRound, NO_MAJORITY) -> NextRound;
-                (NextRound, DONE) -> DoneRound;
-            }
+            @@ 6 @@
+            +    (CollectRound, NO_MAJORITY) -> NextRound;
             Add `(CollectRound, NO_MAJORITY) -> DoneRound;` (a final state)
             --- main.fsm (version 1)
-            machine TestAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                start default state CollectRound: collect_same_until_threshold;
-                state NextRound;
-                final state DoneRound;
-                (CollectRound, DONE) -> NextRound;
-                (CollectRound, NO_MAJORITY) -> DoneRound;
-                (NextRound, DONE) -> DoneRound;
-            }
+            @@ 6 @@
+            +    (CollectRound, NO_MAJORITY) -> DoneRound;
         "#]],
     );
 }
@@ -163,44 +111,12 @@ fn a_fix_both_a_machine_and_its_app_call_for_is_offered_once() {
         expect![[r#"
             Add `(CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;` (self) *
             --- price.fsm (version 1)
-            /// Agrees on a price.
-            machine PriceAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                /// The round took too long.
-                event ROUND_TIMEOUT timeout 30s;
-                cross_period key price: u64;
-
-                /// Collects one price from each agent.
-                start default state CollectPriceRound: collect_same_until_threshold {
-                    payload "u64";
-                    writes price;
-                }
-                final state FinishedPriceRound: degenerate { ensures price; }
-
-                (CollectPriceRound, DONE) -> FinishedPriceRound;
-                (CollectPriceRound, ROUND_TIMEOUT) -> CollectPriceRound;
-                (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
-            }
+            @@ 16 @@
+            +    (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
             Add `(CollectPriceRound, NO_MAJORITY) -> FinishedPriceRound;` (where the round already leads)
             --- price.fsm (version 1)
-            /// Agrees on a price.
-            machine PriceAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                /// The round took too long.
-                event ROUND_TIMEOUT timeout 30s;
-                cross_period key price: u64;
-
-                /// Collects one price from each agent.
-                start default state CollectPriceRound: collect_same_until_threshold {
-                    payload "u64";
-                    writes price;
-                }
-                final state FinishedPriceRound: degenerate { ensures price; }
-
-                (CollectPriceRound, DONE) -> FinishedPriceRound;
-                (CollectPriceRound, ROUND_TIMEOUT) -> CollectPriceRound;
-                (CollectPriceRound, NO_MAJORITY) -> FinishedPriceRound;
-            }
+            @@ 16 @@
+            +    (CollectPriceRound, NO_MAJORITY) -> FinishedPriceRound;
         "#]],
     );
 }

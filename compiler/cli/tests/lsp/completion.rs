@@ -2,7 +2,7 @@
 //! typed does not parse yet): states, events, keys, round kinds, properties, keywords, machines of an app's
 //! chain and their states; nothing inside a comment or a string.
 
-use crate::fixture::{PRICE, REGISTRATION, Session};
+use crate::fixture::{MAIN, PRICE, Session, oracle};
 use expect_test::{Expect, expect};
 
 /// The labels offered, one per line, with their kind.
@@ -39,15 +39,21 @@ fn after_an_open_paren_the_states() {
 }
 
 #[test]
-fn after_a_state_and_a_comma_the_events() {
-    check(
-        &in_price("    (CollectPriceRound, "),
-        expect![[r#"
-            DONE (Event)
-            NO_MAJORITY (Event)
-            ROUND_TIMEOUT (Event)
-        "#]],
-    );
+fn where_an_event_goes_the_events() {
+    // In a transition after its state, and as the event a round's outcome is mapped to.
+    for typed in [
+        "    (CollectPriceRound, ",
+        "    state Voting { no_majority = ",
+    ] {
+        check(
+            &in_price(typed),
+            expect![[r#"
+                DONE (Event)
+                NO_MAJORITY (Event)
+                ROUND_TIMEOUT (Event)
+            "#]],
+        );
+    }
 }
 
 #[test]
@@ -93,7 +99,7 @@ fn after_a_state_name_and_colon_the_round_kinds() {
 }
 
 #[test]
-fn in_a_state_body_its_properties_then_keys_and_events() {
+fn in_a_state_body_its_properties_then_keys() {
     check(
         &in_price("    state Voting { "),
         expect![[r#"
@@ -116,14 +122,6 @@ fn in_a_state_body_its_properties_then_keys_and_events() {
         &in_price("    state Voting { reads price, "),
         expect![[r#"
             price (Field)
-        "#]],
-    );
-    check(
-        &in_price("    state Voting { no_majority = "),
-        expect![[r#"
-            DONE (Event)
-            NO_MAJORITY (Event)
-            ROUND_TIMEOUT (Event)
         "#]],
     );
 }
@@ -155,14 +153,10 @@ fn in_a_machine_body_the_statements_and_after_start_its_modifiers() {
 
 #[test]
 fn in_an_app_the_machines_of_the_chain_then_their_states() {
-    let fixture = |main: &str| {
-        format!(
-            "//- /main.fsm\n{main}//- /price.fsm\n{PRICE}//- /registration/fsm_specification.yaml\n{REGISTRATION}"
-        )
-    };
     check(
-        &fixture(
-            "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain $0\n}\n",
+        &oracle(
+            &MAIN.replace("chain Registration, PriceAbciApp;", "chain $0"),
+            PRICE,
         ),
         expect![[r#"
             PriceAbciApp (Class)
@@ -170,8 +164,12 @@ fn in_an_app_the_machines_of_the_chain_then_their_states() {
         "#]],
     );
     check(
-        &fixture(
-            "import \"price.fsm\";\nimport \"registration/fsm_specification.yaml\" as Registration;\napp A {\n    chain Registration, PriceAbciApp;\n    Registration::$0\n}\n",
+        &oracle(
+            &MAIN.replace(
+                "FinishedRegistrationRound -> CollectPriceRound;",
+                "Registration::$0",
+            ),
+            PRICE,
         ),
         expect![[r#"
             FinishedRegistrationRound (EnumMember)

@@ -196,6 +196,15 @@ impl Session {
         r["result"].clone()
     }
 
+    /// Asks `method` at the cursor for an answer with a `range` in the cursor's file (a hover, the name a rename
+    /// would change): that range rendered, and the answer; `None` when the answer is `null`.
+    pub fn call_at_cursor(&mut self, method: &str) -> Option<(String, Value)> {
+        let at = self.at_cursor();
+        let answer = self.call(method, at.clone());
+        let uri = at["textDocument"]["uri"].as_str().unwrap_or_default();
+        (!answer.is_null()).then(|| (self.location(uri, &answer["range"]), answer))
+    }
+
     /// The cursor's file, and the cursor (or selection) as a protocol range.
     fn cursor(&self) -> (usize, Value) {
         let (f, a, b) = self.fixture.cursor.expect("the fixture has a `$0` cursor");
@@ -360,19 +369,63 @@ pub fn apply(text: &str, edits: &[Value]) -> String {
     out
 }
 
-/// A workspace edit (`documentChanges`), rendered: each file changed, with the version the edit is for, and its
-/// text after the edit.
+/// A workspace edit (`documentChanges`), rendered: each file changed, with the version the edit is for, and the
+/// lines the edit changes (see [`changed_lines`]).
 pub fn workspace_edit(s: &Session, edit: &Value) -> String {
     let mut out = String::new();
     for change in edit["documentChanges"].as_array().into_iter().flatten() {
         let uri = change["textDocument"]["uri"].as_str().unwrap_or_default();
         let edits = change["edits"].as_array().cloned().unwrap_or_default();
+        let before = s.text_of(uri);
         out.push_str(&format!(
             "--- {} (version {})\n{}",
             s.name(uri),
             change["textDocument"]["version"],
-            apply(&s.text_of(uri), &edits)
+            changed_lines(&before, &apply(&before, &edits))
         ));
+    }
+    out
+}
+
+/// The lines `after` changes of `before`, by a longest common subsequence of lines: each run of changes under
+/// `@@ N @@`, N the (0-based) line of `before` where it is, the lines it removes after `-`, those it adds after
+/// `+`. A last line without its line break is marked.
+pub fn changed_lines(before: &str, after: &str) -> String {
+    let a: Vec<&str> = before.split_inclusive('\n').collect();
+    let b: Vec<&str> = after.split_inclusive('\n').collect();
+    // common[i][j]: the length of a longest common subsequence of `a[i..]` and `b[j..]`.
+    let mut common = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            common[i][j] = if a[i] == b[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let line = |sign: char, l: &str| match l.strip_suffix('\n') {
+        Some(l) => format!("{sign}{l}\n"),
+        None => format!("{sign}{l}\n\\ no line break at the end\n"),
+    };
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            (i, j) = (i + 1, j + 1);
+            continue;
+        }
+        out.push_str(&format!("@@ {i} @@\n"));
+        let mut added = String::new();
+        while (i < a.len() || j < b.len()) && !(i < a.len() && j < b.len() && a[i] == b[j]) {
+            if j == b.len() || (i < a.len() && common[i + 1][j] >= common[i][j + 1]) {
+                out.push_str(&line('-', a[i]));
+                i += 1;
+            } else {
+                added.push_str(&line('+', b[j]));
+                j += 1;
+            }
+        }
+        out.push_str(&added);
     }
     out
 }
@@ -414,22 +467,7 @@ pub fn diagnostics(s: &Session, published: &[(String, Vec<Value>)]) -> String {
 }
 
 /// Upstream's registration machine, as Open Autonomy YAML.
-pub const REGISTRATION: &str = "alphabet_in:
-- DONE
-- NO_MAJORITY
-default_start_state: RegistrationRound
-final_states:
-- FinishedRegistrationRound
-label: AgentRegistrationAbciApp
-start_states:
-- RegistrationRound
-states:
-- FinishedRegistrationRound
-- RegistrationRound
-transition_func:
-    (RegistrationRound, DONE): FinishedRegistrationRound
-    (RegistrationRound, NO_MAJORITY): RegistrationRound
-";
+pub const REGISTRATION: &str = include_str!("../registration/fsm_specification.yaml");
 
 /// A price oracle: `price.fsm` holds a machine, `main.fsm` an app chaining the registration machine (YAML)
 /// and the price machine.

@@ -1,160 +1,75 @@
 //! Hover: what a name is (its declaration, docs, kind) and how it is used (transitions in and out, keys read
 //! and written, timeouts), for states, events, keys and machines, in `.fsm` and Open Autonomy YAML alike.
 
-use crate::fixture::Session;
+use crate::fixture::{MAIN, PRICE, Session, mark, oracle};
 use expect_test::{Expect, expect};
 
 /// The hover at the cursor: its range, then its Markdown; or `null`.
-fn check(fixture: &str, expect: Expect) {
-    let mut s = Session::new(fixture);
-    let at = s.at_cursor();
-    let h = s.call("textDocument/hover", at.clone());
-    let actual = if h.is_null() {
-        "null".to_string()
-    } else {
-        let uri = at["textDocument"]["uri"].as_str().unwrap_or_default();
-        format!(
-            "{}\n{}\n",
-            s.location(uri, &h["range"]),
+fn hover(fixture: &str) -> String {
+    match Session::new(fixture).call_at_cursor("textDocument/hover") {
+        Some((range, h)) => format!(
+            "{range}\n{}\n",
             h["contents"]["value"].as_str().unwrap_or_default()
-        )
-    };
-    expect.assert_eq(&actual);
+        ),
+        None => "null".to_string(),
+    }
 }
 
-#[test]
-fn a_state_shows_its_declaration_docs_kind_transitions_and_keys() {
-    check(
-        r#"
-        /// Agrees on a price.
-        machine PriceAbciApp: abci {
-            event DONE, NO_MAJORITY;
-            /// The round took too long.
-            event ROUND_TIMEOUT timeout 30s;
-            cross_period key price: u64;
-
-            /// Collects one price from each agent.
-            start default state CollectPriceRound: collect_same_until_threshold {
-                payload "u64";
-                writes price;
-            }
-            final state FinishedPriceRound: degenerate { ensures price; }
-
-            (CollectPriceRound, DONE) -> FinishedPriceRound;
-            (Collect$0PriceRound, NO_MAJORITY) -> CollectPriceRound;
-            (CollectPriceRound, ROUND_TIMEOUT) -> CollectPriceRound;
-        }
-        "#,
-        expect![[r#"
-            main.fsm 15:5-15:22 `CollectPriceRound`
-            ```fsm
-            start default state CollectPriceRound: collect_same_until_threshold
-            ```
-            Collects one price from each agent.
-
-            A `collect_same_until_threshold` round of machine `PriceAbciApp`; outcomes `done`, `no_majority`, `none` (optional).
-
-            **In** (2): `(CollectPriceRound, NO_MAJORITY)`, `(CollectPriceRound, ROUND_TIMEOUT)`  
-            **Out** (3): `DONE -> FinishedPriceRound`, `NO_MAJORITY -> CollectPriceRound`, `ROUND_TIMEOUT -> CollectPriceRound`  
-            **Writes**: `price`
-        "#]],
-    );
+fn check(fixture: &str, expect: Expect) {
+    expect.assert_eq(&hover(fixture));
 }
 
+/// A state shows its declaration, docs, kind, transitions and keys; an event its timeout and docs; a key who
+/// writes and ensures it.
 #[test]
-fn an_event_shows_its_timeout_and_docs() {
-    check(
-        r#"
-        machine PriceAbciApp: abci {
-            event DONE, NO_MAJORITY;
-            /// The round took too long.
-            event ROUND_TIMEOUT timeout 30s;
-            start default state CollectPriceRound: collect_same_until_threshold;
-            final state FinishedPriceRound;
-            (CollectPriceRound, DONE) -> FinishedPriceRound;
-            (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
-            (CollectPriceRound, ROUND_$0TIMEOUT) -> CollectPriceRound;
-        }
-        "#,
-        expect![[r#"
-            main.fsm 8:24-8:37 `ROUND_TIMEOUT`
-            ```fsm
-            event ROUND_TIMEOUT timeout 30s
-            ```
-            The round took too long.
+fn a_state_an_event_and_a_key_of_a_machine() {
+    let hovers: Vec<String> = [
+        mark(PRICE, "CollectPriceRound", 2, 7),
+        mark(PRICE, "ROUND_TIMEOUT", 1, 6),
+        mark(PRICE, "price:", 0, 2),
+    ]
+    .iter()
+    .map(|fixture| hover(fixture))
+    .collect();
+    expect![[r#"
+        main.fsm 15:5-15:22 `CollectPriceRound`
+        ```fsm
+        start default state CollectPriceRound: collect_same_until_threshold
+        ```
+        Collects one price from each agent.
 
-            A timeout event: fires after **30s**. Used by 1 transition of machine `PriceAbciApp`.
-        "#]],
-    );
-}
+        A `collect_same_until_threshold` round of machine `PriceAbciApp`; outcomes `done`, `no_majority`, `none` (optional).
 
-#[test]
-fn a_key_shows_who_writes_and_ensures_it() {
-    check(
-        r#"
-        machine PriceAbciApp: abci {
-            event DONE, NO_MAJORITY;
-            cross_period key pr$0ice: u64;
-            start default state CollectPriceRound: collect_same_until_threshold {
-                payload "u64";
-                writes price;
-            }
-            final state FinishedPriceRound: degenerate { ensures price; }
-            (CollectPriceRound, DONE) -> FinishedPriceRound;
-            (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
-        }
-        "#,
-        expect![[r#"
-            main.fsm 2:21-2:26 `price`
-            ```fsm
-            cross_period key price: u64
-            ```
-            Synchronized data kept across periods of machine `PriceAbciApp`.
+        **In** (2): `(CollectPriceRound, NO_MAJORITY)`, `(CollectPriceRound, ROUND_TIMEOUT)`  
+        **Out** (3): `DONE -> FinishedPriceRound`, `NO_MAJORITY -> CollectPriceRound`, `ROUND_TIMEOUT -> CollectPriceRound`  
+        **Writes**: `price`
 
-            **Written by**: `CollectPriceRound`  
-            **Ensured by**: `FinishedPriceRound`
-        "#]],
-    );
+        main.fsm 16:24-16:37 `ROUND_TIMEOUT`
+        ```fsm
+        event ROUND_TIMEOUT timeout 30s
+        ```
+        The round took too long.
+
+        A timeout event: fires after **30s**. Used by 1 transition of machine `PriceAbciApp`.
+
+        main.fsm 5:21-5:26 `price`
+        ```fsm
+        cross_period key price: u64
+        ```
+        Synchronized data kept across periods of machine `PriceAbciApp`.
+
+        **Written by**: `CollectPriceRound`  
+        **Ensured by**: `FinishedPriceRound`
+    "#]]
+    .assert_eq(&hovers.join("\n"));
 }
 
 #[test]
 fn a_yaml_state_is_described_where_an_app_maps_it() {
     check(
-        r#"
-        //- /main.fsm
-        import "registration/fsm_specification.yaml" as Registration;
-        import "price.fsm";
-
-        app OracleAbciApp {
-            chain Registration, PriceAbciApp;
-            Finished$0RegistrationRound -> CollectPriceRound;
-        }
-        //- /price.fsm
-        machine PriceAbciApp: abci {
-            event DONE;
-            start default state CollectPriceRound: collect_same_until_threshold;
-            final state FinishedPriceRound;
-            (CollectPriceRound, DONE) -> FinishedPriceRound;
-        }
-        //- /registration/fsm_specification.yaml
-        alphabet_in:
-        - DONE
-        - NO_MAJORITY
-        default_start_state: RegistrationRound
-        final_states:
-        - FinishedRegistrationRound
-        label: AgentRegistrationAbciApp
-        start_states:
-        - RegistrationRound
-        states:
-        - FinishedRegistrationRound
-        - RegistrationRound
-        transition_func:
-            (RegistrationRound, DONE): FinishedRegistrationRound
-            (RegistrationRound, NO_MAJORITY): RegistrationRound
-        "#,
+        &oracle(&mark(MAIN, "FinishedRegistrationRound", 0, 8), PRICE),
         expect![[r#"
-            main.fsm 5:4-5:29 `FinishedRegistrationRound`
+            main.fsm 6:4-6:29 `FinishedRegistrationRound`
             ```fsm
             final state FinishedRegistrationRound
             ```

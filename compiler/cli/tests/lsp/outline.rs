@@ -1,14 +1,13 @@
 //! The outline (document symbols: machines with their events, keys and states; an app's file with its imports)
 //! and semantic tokens (every name coloured by what it is, wherever it is written).
 
-use crate::fixture::{MAIN, PRICE, REGISTRATION, Session, offset, oracle, span};
+use crate::fixture::{MAIN, PRICE, Session, offset, oracle, span};
 use expect_test::{Expect, expect};
 use serde_json::{Value, json};
 
-/// The symbols of the cursor's file (or the first file), as an indented tree: name, kind, detail, range.
-fn check_symbols(fixture: &str, file: usize, expect: Expect) {
+/// The symbols of every file of the fixture, each file's as an indented tree: name, kind, detail, range.
+fn check_symbols(fixture: &str, expect: Expect) {
     let mut s = Session::new(fixture);
-    let symbols = s.call("textDocument/documentSymbol", s.document(file));
     let mut out = String::new();
     fn walk(out: &mut String, list: &Value, depth: usize) {
         for sym in list.as_array().into_iter().flatten() {
@@ -24,7 +23,11 @@ fn check_symbols(fixture: &str, file: usize, expect: Expect) {
             walk(out, &sym["children"], depth + 1);
         }
     }
-    walk(&mut out, &symbols, 0);
+    for i in 0..s.fixture.files.len() {
+        let symbols = s.call("textDocument/documentSymbol", s.document(i));
+        out.push_str(&format!("--- {}\n", s.fixture.files[i].name));
+        walk(&mut out, &symbols, 0);
+    }
     expect.assert_eq(&out);
 }
 
@@ -76,11 +79,15 @@ fn legend() -> Vec<String> {
 }
 
 #[test]
-fn a_machine_and_its_declarations() {
+fn an_apps_file_with_its_imports_and_machines_with_their_declarations() {
     check_symbols(
         &oracle(MAIN, PRICE),
-        1,
         expect![[r#"
+            --- main.fsm
+            price.fsm (File) - 0:7-0:18
+            registration/fsm_specification.yaml (File) as Registration 1:7-1:44
+            OracleAbciApp (Module) Registration → PriceAbciApp 4:4-4:17
+            --- price.fsm
             PriceAbciApp (Class) abci 1:8-1:20
               DONE (Event) - 2:10-2:14
               NO_MAJORITY (Event) - 2:16-2:27
@@ -88,29 +95,7 @@ fn a_machine_and_its_declarations() {
               price (Field) u64 5:21-5:26
               CollectPriceRound (EnumMember) start default collect_same_until_threshold 8:24-8:41
               FinishedPriceRound (EnumMember) final degenerate 12:16-12:34
-        "#]],
-    );
-}
-
-#[test]
-fn an_apps_file_with_its_imports() {
-    check_symbols(
-        &oracle(MAIN, PRICE),
-        0,
-        expect![[r#"
-            price.fsm (File) - 0:7-0:18
-            registration/fsm_specification.yaml (File) as Registration 1:7-1:44
-            OracleAbciApp (Module) Registration → PriceAbciApp 4:4-4:17
-        "#]],
-    );
-}
-
-#[test]
-fn an_open_autonomy_file_with_its_states_and_events() {
-    check_symbols(
-        &format!("//- /registration/fsm_specification.yaml\n{REGISTRATION}"),
-        0,
-        expect![[r#"
+            --- registration/fsm_specification.yaml
             AgentRegistrationAbciApp (Class) abci 6:7-6:31
               FinishedRegistrationRound (EnumMember) final 10:2-10:27
               RegistrationRound (EnumMember) start default 11:2-11:19
@@ -124,8 +109,8 @@ fn an_open_autonomy_file_with_its_states_and_events() {
 fn a_broken_file_shows_what_parsed() {
     check_symbols(
         "machine M { event GO; state A; (A, GO) -> }\nmachine N { state B;",
-        0,
         expect![[r#"
+            --- main.fsm
             M (Class) - 0:8-0:9
               GO (Event) - 0:18-0:20
               A (EnumMember) - 0:28-0:29

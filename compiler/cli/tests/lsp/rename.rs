@@ -5,24 +5,19 @@ use crate::fixture::{MAIN, PRICE, Session, apply, mark, oracle, workspace_edit};
 use expect_test::{Expect, expect};
 use serde_json::Value;
 
+/// The name a rename at the cursor would change, and the placeholder offered for the new name; or `null`.
 fn check_prepare(fixture: &str, expect: Expect) {
-    let mut s = Session::new(fixture);
-    let at = s.at_cursor();
-    let p = s.call("textDocument/prepareRename", at.clone());
-    let actual = if p.is_null() {
-        "null".to_string()
-    } else {
-        let uri = at["textDocument"]["uri"].as_str().unwrap_or_default();
-        format!(
-            "{} placeholder `{}`",
-            s.location(uri, &p["range"]),
+    let actual = match Session::new(fixture).call_at_cursor("textDocument/prepareRename") {
+        Some((range, p)) => format!(
+            "{range} placeholder `{}`",
             p["placeholder"].as_str().unwrap_or_default()
-        )
+        ),
+        None => "null".to_string(),
     };
     expect.assert_eq(&actual);
 }
 
-/// The files a rename changes, as they read after it; or the error the editor shows.
+/// The lines a rename changes, file by file; or the error the editor shows.
 fn check(fixture: &str, new_name: &str, expect: Expect) {
     let mut s = Session::new(fixture);
     let mut params = s.at_cursor();
@@ -61,33 +56,20 @@ fn a_state_is_renamed_in_its_file_and_in_the_app_that_maps_it() {
         "GatherPriceRound",
         expect![[r#"
             --- main.fsm (version null)
-            import "price.fsm";
-            import "registration/fsm_specification.yaml" as Registration;
-
-            /// The oracle.
-            app OracleAbciApp {
-                chain Registration, PriceAbciApp;
-                FinishedRegistrationRound -> GatherPriceRound;
-            }
+            @@ 6 @@
+            -    FinishedRegistrationRound -> CollectPriceRound;
+            +    FinishedRegistrationRound -> GatherPriceRound;
             --- price.fsm (version 1)
-            /// Agrees on a price.
-            machine PriceAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                /// The round took too long.
-                event ROUND_TIMEOUT timeout 30s;
-                cross_period key price: u64;
-
-                /// Collects one price from each agent.
-                start default state GatherPriceRound: collect_same_until_threshold {
-                    payload "u64";
-                    writes price;
-                }
-                final state FinishedPriceRound: degenerate { ensures price; }
-
-                (GatherPriceRound, DONE) -> FinishedPriceRound;
-                (GatherPriceRound, NO_MAJORITY) -> GatherPriceRound;
-                (GatherPriceRound, ROUND_TIMEOUT) -> GatherPriceRound;
-            }
+            @@ 8 @@
+            -    start default state CollectPriceRound: collect_same_until_threshold {
+            +    start default state GatherPriceRound: collect_same_until_threshold {
+            @@ 14 @@
+            -    (CollectPriceRound, DONE) -> FinishedPriceRound;
+            -    (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
+            -    (CollectPriceRound, ROUND_TIMEOUT) -> CollectPriceRound;
+            +    (GatherPriceRound, DONE) -> FinishedPriceRound;
+            +    (GatherPriceRound, NO_MAJORITY) -> GatherPriceRound;
+            +    (GatherPriceRound, ROUND_TIMEOUT) -> GatherPriceRound;
         "#]],
     );
 }
@@ -99,24 +81,12 @@ fn an_event_and_a_key_are_renamed_everywhere_they_are_written() {
         "SLOW",
         expect![[r#"
             --- price.fsm (version 1)
-            /// Agrees on a price.
-            machine PriceAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                /// The round took too long.
-                event SLOW timeout 30s;
-                cross_period key price: u64;
-
-                /// Collects one price from each agent.
-                start default state CollectPriceRound: collect_same_until_threshold {
-                    payload "u64";
-                    writes price;
-                }
-                final state FinishedPriceRound: degenerate { ensures price; }
-
-                (CollectPriceRound, DONE) -> FinishedPriceRound;
-                (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
-                (CollectPriceRound, SLOW) -> CollectPriceRound;
-            }
+            @@ 4 @@
+            -    event ROUND_TIMEOUT timeout 30s;
+            +    event SLOW timeout 30s;
+            @@ 16 @@
+            -    (CollectPriceRound, ROUND_TIMEOUT) -> CollectPriceRound;
+            +    (CollectPriceRound, SLOW) -> CollectPriceRound;
         "#]],
     );
     check(
@@ -124,24 +94,15 @@ fn an_event_and_a_key_are_renamed_everywhere_they_are_written() {
         "value",
         expect![[r#"
             --- price.fsm (version 1)
-            /// Agrees on a price.
-            machine PriceAbciApp: abci {
-                event DONE, NO_MAJORITY;
-                /// The round took too long.
-                event ROUND_TIMEOUT timeout 30s;
-                cross_period key value: u64;
-
-                /// Collects one price from each agent.
-                start default state CollectPriceRound: collect_same_until_threshold {
-                    payload "u64";
-                    writes value;
-                }
-                final state FinishedPriceRound: degenerate { ensures value; }
-
-                (CollectPriceRound, DONE) -> FinishedPriceRound;
-                (CollectPriceRound, NO_MAJORITY) -> CollectPriceRound;
-                (CollectPriceRound, ROUND_TIMEOUT) -> CollectPriceRound;
-            }
+            @@ 5 @@
+            -    cross_period key price: u64;
+            +    cross_period key value: u64;
+            @@ 10 @@
+            -        writes price;
+            +        writes value;
+            @@ 12 @@
+            -    final state FinishedPriceRound: degenerate { ensures price; }
+            +    final state FinishedPriceRound: degenerate { ensures value; }
         "#]],
     );
 }

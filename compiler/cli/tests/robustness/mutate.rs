@@ -4,7 +4,11 @@
 
 use proptest::prelude::*;
 
-pub(crate) const FSM_TOKENS: &[&str] = &[
+/// Characters outside ASCII that both lexers must take: letters, a byte order mark, NUL.
+const NON_ASCII: &[&str] = &["é", "𝔸", "\u{FEFF}", "\0"];
+
+/// The words of `.fsm`: keywords, property names, round kinds, profiles, state types.
+const FSM_WORDS: &[&str] = &[
     "machine",
     "app",
     "state",
@@ -48,22 +52,16 @@ pub(crate) const FSM_TOKENS: &[&str] = &[
     "raw",
     "rendered",
     "none",
-    "{",
-    "}",
-    "(",
-    ")",
-    "[",
-    "]",
-    "<",
-    ">",
-    ";",
-    ",",
-    ":",
-    "::",
-    "->",
-    "=",
-    "#",
-    "!",
+];
+
+/// The punctuation of `.fsm`.
+const FSM_PUNCTUATION: &[&str] = &[
+    "{", "}", "(", ")", "[", "]", "<", ">", ";", ",", ":", "::", "->", "=", "#", "!",
+];
+
+/// Attributes, whole and half-written, and literals: paths (some outside the base), strings, durations and
+/// numbers (one too large).
+const FSM_LITERALS: &[&str] = &[
     "#![allow(unused_key)]",
     "#[deny(W0303)]",
     "#[warn(",
@@ -80,76 +78,43 @@ pub(crate) const FSM_TOKENS: &[&str] = &[
     "99999999999999999999h",
     "32",
     "0",
-    "/*",
-    "*/",
-    "//",
-    "///",
-    "//!",
-    "\n",
-    " ",
-    "\t",
-    "\r\n",
-    "A",
-    "B",
-    "C",
-    "DONE",
-    "M",
-    "u64",
-    "Vec",
-    "String",
-    "Self",
-    "self",
-    "crate",
-    "super",
-    "r#type",
-    "_",
-    "é",
-    "𝔸",
-    "\u{FEFF}",
-    "\0",
-    "\u{202E}",
-    "\u{10FFFF}",
 ];
 
-pub(crate) const YAML_TOKENS: &[&str] = &[
-    "alphabet_in",
-    "default_start_state",
-    "final_states",
-    "label",
-    "start_states",
-    "states",
-    "transition_func",
-    ":",
-    ": ",
-    "- ",
-    "-",
-    "\n",
-    "  ",
-    "    ",
-    "\t",
-    "[",
-    "]",
-    "{",
-    "}",
-    ",",
-    "\"",
-    "'",
-    "(A, DONE)",
-    "(A,B)",
-    "(A, B, C)",
-    "()",
-    "(, )",
-    "A",
-    "B",
-    "DONE",
-    "~",
-    "null",
-    "yes",
-    "No",
-    "12",
-    "0x1F",
-    "1e3",
-    ".inf",
+/// Comments, white space, and names: the spec's own, types, and ones Rust reserves.
+const FSM_COMMENTS_AND_NAMES: &[&str] = &[
+    "/*", "*/", "//", "///", "//!", "\n", " ", "\t", "\r\n", "A", "B", "C", "DONE", "M", "u64",
+    "Vec", "String", "Self", "self", "crate", "super", "r#type", "_",
+];
+
+/// What mutations of `.fsm` insert: the above, and a right-to-left override and the last code point.
+pub(crate) fn fsm_tokens() -> Vec<&'static str> {
+    let odd: &[&str] = &["\u{202E}", "\u{10FFFF}"];
+    [
+        FSM_WORDS,
+        FSM_PUNCTUATION,
+        FSM_LITERALS,
+        FSM_COMMENTS_AND_NAMES,
+        NON_ASCII,
+        odd,
+    ]
+    .concat()
+}
+
+/// YAML's punctuation and indentation.
+const YAML_PUNCTUATION: &[&str] = &[
+    ":", ": ", "- ", "-", "\n", "  ", "    ", "\t", "[", "]", "{", "}", ",", "\"", "'",
+];
+
+/// Transition keys, well and badly formed.
+const YAML_TRANSITION_KEYS: &[&str] = &["(A, DONE)", "(A,B)", "(A, B, C)", "()", "(, )"];
+
+/// Names, and scalars YAML 1.1 reads as other types than strings.
+const YAML_SCALARS: &[&str] = &[
+    "A", "B", "DONE", "~", "null", "yes", "No", "12", "0x1F", "1e3", ".inf",
+];
+
+/// Anchors, aliases, tags, document markers, a comment, block scalars, a complex key and directives.
+const YAML_NODES: &[&str] = &[
     "&a ",
     "*a",
     "!!str ",
@@ -167,18 +132,23 @@ pub(crate) const YAML_TOKENS: &[&str] = &[
     "? ",
     "%YAML 1.2\n",
     "%TAG ! tag:x:\n",
-    "é",
-    "𝔸",
-    "\u{FEFF}",
-    "\0",
-    "\r",
-    "\r\n",
-    "\\",
-    "@",
-    "`",
-    "\u{85}",
-    "\u{2028}",
 ];
+
+/// What mutations of Open Autonomy YAML insert: its seven keys, the above, and line ends and characters YAML
+/// treats specially.
+pub(crate) fn yaml_tokens() -> Vec<&'static str> {
+    let odd: &[&str] = &["\r", "\r\n", "\\", "@", "`", "\u{85}", "\u{2028}"];
+    [
+        &fsmc_driver::yaml::read::KEYS[..],
+        YAML_PUNCTUATION,
+        YAML_TRANSITION_KEYS,
+        YAML_SCALARS,
+        YAML_NODES,
+        NON_ASCII,
+        odd,
+    ]
+    .concat()
+}
 
 /// One edit of a text. Indices are reduced modulo the current length, so every mutation applies to any text.
 #[derive(Debug, Clone)]

@@ -1,7 +1,7 @@
 //! The shipped specs and Open Autonomy YAML, mutated: every shipped spec compiles cleanly as it is, and no
 //! mutation of it, or of the YAML seeds (the corpus included when there is one), makes the pipeline panic.
 
-use crate::mutate::{FSM_TOKENS, YAML_TOKENS, mutate, mutation};
+use crate::mutate::{fsm_tokens, mutate, mutation, yaml_tokens};
 use crate::*;
 
 #[test]
@@ -9,13 +9,7 @@ fn shipped_specs_compile_cleanly() {
     let specs = shipped_specs();
     let tree = spec_tree(&specs);
     for s in &specs {
-        let base = tree.path().join(s.rel.parent().unwrap_or(Path::new("")));
-        let name = s
-            .rel
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("file name");
-        let c = compile_text(name, &s.text, &base);
+        let c = s.compile_as(tree.path(), &s.text);
         let errors = render::human(&c.sources, &c.diagnostics, false);
         assert!(
             !c.has_errors(),
@@ -29,17 +23,11 @@ fn shipped_specs_compile_cleanly() {
 fn mutated_specs_never_panic() {
     let specs = shipped_specs();
     let tree = spec_tree(&specs);
+    let pool = fsm_tokens();
     let strategy = (0..specs.len(), prop::collection::vec(mutation(), 1..6));
     run(1000, strategy, |(i, mutations)| {
         let s = &specs[i];
-        let text = mutate(&s.text, &mutations, FSM_TOKENS);
-        let base = tree.path().join(s.rel.parent().unwrap_or(Path::new("")));
-        let name = s
-            .rel
-            .file_name()
-            .and_then(|n| n.to_str())
-            .expect("file name");
-        compile_text(name, &text, &base);
+        s.compile_as(tree.path(), &mutate(&s.text, &mutations, &pool));
         Ok(())
     });
 }
@@ -48,13 +36,14 @@ fn mutated_specs_never_panic() {
 fn mutated_yaml_never_panics() {
     let seeds = yaml_seeds();
     let dir = scratch("robustness-yaml");
+    let pool = yaml_tokens();
     let strategy = (
         0..seeds.len(),
         prop::collection::vec(mutation(), 1..6),
         any::<bool>(),
     );
     run(800, strategy, |(i, mutations, import)| {
-        let text = mutate(&seeds[i], &mutations, YAML_TOKENS);
+        let text = mutate(&seeds[i], &mutations, &pool);
         let _ = fsmc_driver::yaml::parse(FileId(0), &text);
         compile_text("mutated_fsm_specification.yaml", &text, dir.path());
         if import {

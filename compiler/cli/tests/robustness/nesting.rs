@@ -5,87 +5,99 @@ use crate::*;
 
 const DEEP: usize = 100_000;
 
-fn assert_fsm_rejected_on_small_stack(label: &'static str, text: String) {
-    on_small_stack(move || {
-        let dir = scratch("robustness-deep");
-        let (ast, diags) = fsmc_syntax::parse(FileId(0), &text);
-        assert!(
-            ast.is_none() && !diags.is_empty(),
-            "{label}: parsed without error"
-        );
-        let c = compile_str("deep.fsm", &text, dir.path(), &Options::default());
-        assert!(c.has_errors(), "{label}: compiled without error");
-        assert!(
-            has_code(&c, Code::Syntax),
-            "{label}: not a syntax error: {:?}",
-            c.diagnostics
-        );
-        let _ = render::human(&c.sources, &c.diagnostics, false);
-    });
+/// `before`, then `unit` [`DEEP`] times, then `after`.
+fn deep(before: &str, unit: &str, after: &str) -> String {
+    format!("{before}{}{after}", unit.repeat(DEEP))
+}
+
+/// A tuple type nested `depth` deep: `((u8,),)`.
+fn nested_tuple(depth: usize) -> String {
+    format!("{}u8{}", "(".repeat(depth), ",)".repeat(depth))
+}
+
+/// A front end as these tests drive it: the name the pipeline reads a text under, whether the front end alone
+/// rejects the text (no tree, and diagnostics saying why), and the code the pipeline must report, where one is
+/// certain.
+struct FrontEnd {
+    file: &'static str,
+    rejects: fn(&str) -> bool,
+    code: Option<Code>,
+}
+
+const FSM: FrontEnd = FrontEnd {
+    file: "deep.fsm",
+    rejects: |text| {
+        let (ast, diags) = fsmc_syntax::parse(FileId(0), text);
+        ast.is_none() && !diags.is_empty()
+    },
+    code: Some(Code::Syntax),
+};
+
+const YAML: FrontEnd = FrontEnd {
+    file: "deep_fsm_specification.yaml",
+    rejects: |text| {
+        let (spec, diags) = fsmc_driver::yaml::parse(FileId(0), text);
+        spec.is_none() && !diags.is_empty()
+    },
+    code: None,
+};
+
+/// Each text, on a 256 KiB stack, is rejected by the front end and reported as an error by the pipeline.
+fn assert_rejected_on_small_stack(front: &'static FrontEnd, cases: Vec<(&'static str, String)>) {
+    for (label, text) in cases {
+        on_small_stack(move || {
+            let dir = scratch("robustness-deep");
+            assert!((front.rejects)(&text), "{label}: read without error");
+            let c = compile_str(front.file, &text, dir.path(), &Options::default());
+            assert!(c.has_errors(), "{label}: compiled without error");
+            if let Some(code) = front.code {
+                assert!(
+                    has_code(&c, code),
+                    "{label}: no {code:?}: {:?}",
+                    c.diagnostics
+                );
+            }
+            let _ = render::human(&c.sources, &c.diagnostics, false);
+        });
+    }
 }
 
 #[test]
 fn deep_fsm_nesting_is_an_error_not_a_stack_overflow() {
-    let cases: Vec<(&'static str, String)> = vec![
-        ("bare (", "(".repeat(DEEP)),
-        ("bare {", "{".repeat(DEEP)),
-        ("bare [", "[".repeat(DEEP)),
-        ("bare <", "<".repeat(DEEP)),
-        ("machine braces", format!("machine M {}", "{".repeat(DEEP))),
-        (
-            "tuple type",
-            format!("machine M {{ key k: {}", "(".repeat(DEEP)),
-        ),
+    let closed_tuple = format!("{}; }}", ")".repeat(DEEP));
+    let cases = vec![
+        ("bare (", deep("", "(", "")),
+        ("bare {", deep("", "{", "")),
+        ("bare [", deep("", "[", "")),
+        ("bare <", deep("", "<", "")),
+        ("machine braces", deep("machine M ", "{", "")),
+        ("tuple type", deep("machine M { key k: ", "(", "")),
         (
             "closed tuple type",
-            format!(
-                "machine M {{ key k: {}{}; }}",
-                "(".repeat(DEEP),
-                ")".repeat(DEEP)
-            ),
+            deep("machine M { key k: ", "(", &closed_tuple),
         ),
-        (
-            "array type",
-            format!("machine M {{ key k: {}", "[".repeat(DEEP)),
-        ),
-        (
-            "generic type",
-            format!("machine M {{ key k: Vec{}", "<Vec".repeat(DEEP)),
-        ),
-        (
-            "event fields",
-            format!("machine M {{ event E{}", "(a: ".repeat(DEEP)),
-        ),
-        (
-            "nested comments",
-            format!("{}{}", "/*".repeat(DEEP), "*/".repeat(DEEP)),
-        ),
-        ("unclosed comments", "/*".repeat(DEEP)),
-        (
-            "comments in a machine",
-            format!("machine M {{ {} }}", "/*".repeat(DEEP)),
-        ),
+        ("array type", deep("machine M { key k: ", "[", "")),
+        ("generic type", deep("machine M { key k: Vec", "<Vec", "")),
+        ("event fields", deep("machine M { event E", "(a: ", "")),
+        ("nested comments", deep("", "/*", &"*/".repeat(DEEP))),
+        ("unclosed comments", deep("", "/*", "")),
+        ("comments in a machine", deep("machine M { ", "/*", " }")),
         // Characters that hide the brackets from a naive pre-scan: a quote or `//` inside a block comment.
         (
             "quote in comment",
-            format!("machine M {{ key k: /* \" */ {}", "(".repeat(DEEP)),
+            deep("machine M { key k: /* \" */ ", "(", ""),
         ),
         (
             "line comment in comment",
-            format!("machine M {{ key k: /* // */ {}", "(".repeat(DEEP)),
+            deep("machine M { key k: /* // */ ", "(", ""),
         ),
-        (
-            "strings in comment",
-            format!("machine M {{ {}", "/*\"".repeat(DEEP)),
-        ),
+        ("strings in comment", deep("machine M { ", "/*\"", "")),
         (
             "escaped newline",
-            format!("machine M {{ key k: \"\\\n\" {}", "(".repeat(DEEP)),
+            deep("machine M { key k: \"\\\n\" ", "(", ""),
         ),
     ];
-    for (label, text) in cases {
-        assert_fsm_rejected_on_small_stack(label, text);
-    }
+    assert_rejected_on_small_stack(&FSM, cases);
 }
 
 /// The deepest nesting the parser accepts still parses on the default test-thread stack.
@@ -93,9 +105,8 @@ fn deep_fsm_nesting_is_an_error_not_a_stack_overflow() {
 fn nesting_at_the_limit_parses() {
     let depth = fsmc_syntax::MAX_NESTING - 2; // the machine's `{` and the key's type take the rest
     let text = format!(
-        "machine M {{ key k: {}u8{}; start default state A; final state B; event E; (A, E) -> B; }}",
-        "(".repeat(depth),
-        ",)".repeat(depth)
+        "machine M {{ key k: {}; start default state A; final state B; event E; (A, E) -> B; }}",
+        nested_tuple(depth)
     );
     let dir = scratch("robustness-limit");
     let c = compile_text("limit.fsm", &text, dir.path());
@@ -104,20 +115,14 @@ fn nesting_at_the_limit_parses() {
 
 #[test]
 fn deep_yaml_nesting_is_an_error_not_a_stack_overflow() {
-    let cases: Vec<(&'static str, String)> = vec![
-        ("flow sequences", "[".repeat(DEEP)),
-        ("flow mappings", "{".repeat(DEEP)),
-        (
-            "closed flow sequences",
-            format!("{}{}", "[".repeat(DEEP), "]".repeat(DEEP)),
-        ),
-        ("flow mappings with keys", "{a: ".repeat(DEEP)),
-        (
-            "flow in a value",
-            format!("transition_func: {}", "[".repeat(DEEP)),
-        ),
-        ("block sequences", format!("{}x\n", "- ".repeat(DEEP))),
-        ("complex keys", format!("{}x\n", "? ".repeat(DEEP))),
+    let cases = vec![
+        ("flow sequences", deep("", "[", "")),
+        ("flow mappings", deep("", "{", "")),
+        ("closed flow sequences", deep("", "[", &"]".repeat(DEEP))),
+        ("flow mappings with keys", deep("", "{a: ", "")),
+        ("flow in a value", deep("transition_func: ", "[", "")),
+        ("block sequences", deep("", "- ", "x\n")),
+        ("complex keys", deep("", "? ", "x\n")),
         (
             "block mappings",
             (0..2_000)
@@ -125,24 +130,7 @@ fn deep_yaml_nesting_is_an_error_not_a_stack_overflow() {
                 .collect(),
         ),
     ];
-    for (label, text) in cases {
-        on_small_stack(move || {
-            let dir = scratch("robustness-deep-yaml");
-            let (spec, diags) = fsmc_driver::yaml::parse(FileId(0), &text);
-            assert!(
-                spec.is_none() && !diags.is_empty(),
-                "{label}: read without error"
-            );
-            let c = compile_str(
-                "deep_fsm_specification.yaml",
-                &text,
-                dir.path(),
-                &Options::default(),
-            );
-            assert!(c.has_errors(), "{label}: compiled without error");
-            let _ = render::human(&c.sources, &c.diagnostics, false);
-        });
-    }
+    assert_rejected_on_small_stack(&YAML, cases);
 }
 
 /// A `"` or `//` inside a block comment is comment text; the nesting pre-scan used to take them for a string or
@@ -151,9 +139,8 @@ fn deep_yaml_nesting_is_an_error_not_a_stack_overflow() {
 fn comments_cannot_hide_nesting_from_the_depth_limit() {
     for prefix in ["/* \" */", "/* // */", "/* /* \" */ */", "/*\n\"*/"] {
         let text = format!(
-            "machine M {{ key k: {prefix} {}u8{}; start default state A; final state B; event E; (A, E) -> B; }}",
-            "(".repeat(1000),
-            ",)".repeat(1000)
+            "machine M {{ key k: {prefix} {}; start default state A; final state B; event E; (A, E) -> B; }}",
+            nested_tuple(1000)
         );
         let (ast, diags) = fsmc_syntax::parse(FileId(0), &text);
         assert!(ast.is_none(), "{prefix}: a 1000-deep type parsed");
@@ -185,9 +172,8 @@ fn comments_cannot_hide_nesting_from_the_depth_limit() {
 fn nesting_at_the_limit_parses_on_a_small_stack() {
     let depth = fsmc_syntax::MAX_NESTING - 2;
     let text = format!(
-        "machine M {{ key k: {}u8{}; event E(a: Vec<; }}",
-        "(".repeat(depth),
-        ",)".repeat(depth)
+        "machine M {{ key k: {}; event E(a: Vec<; }}",
+        nested_tuple(depth)
     );
     let diags = std::thread::Builder::new()
         .stack_size(256 * 1024)

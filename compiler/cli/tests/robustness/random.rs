@@ -2,7 +2,7 @@
 //! syntactically plausible machines and apps with hostile names, to reach resolve, the checks and the code
 //! generator.
 
-use crate::mutate::{FSM_TOKENS, YAML_TOKENS};
+use crate::mutate::{fsm_tokens, yaml_tokens};
 use crate::*;
 
 #[test]
@@ -27,9 +27,9 @@ fn random_bytes_never_panic() {
 fn random_token_soup_never_panics() {
     let dir = scratch("robustness-fsm-soup");
     let soup =
-        prop::collection::vec(prop::sample::select(FSM_TOKENS), 0..300).prop_map(|v| v.join(" "));
+        prop::collection::vec(prop::sample::select(fsm_tokens()), 0..300).prop_map(|v| v.join(" "));
     let glued =
-        prop::collection::vec(prop::sample::select(FSM_TOKENS), 0..300).prop_map(|v| v.concat());
+        prop::collection::vec(prop::sample::select(fsm_tokens()), 0..300).prop_map(|v| v.concat());
     run(600, prop_oneof![soup, glued], |s| {
         everything(&s, dir.path());
         Ok(())
@@ -40,7 +40,7 @@ fn random_token_soup_never_panics() {
 fn random_yaml_never_panics() {
     let dir = scratch("robustness-yaml-soup");
     let soup =
-        prop::collection::vec(prop::sample::select(YAML_TOKENS), 0..300).prop_map(|v| v.concat());
+        prop::collection::vec(prop::sample::select(yaml_tokens()), 0..300).prop_map(|v| v.concat());
     run(600, soup, |s| {
         everything(&s, dir.path());
         Ok(())

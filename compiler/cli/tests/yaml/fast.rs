@@ -6,6 +6,7 @@ use fsmc::export::yaml::write;
 use fsmc_base::source::{FileId, Name, Span};
 use fsmc_driver::yaml::read::parse_full;
 use fsmc_driver::yaml::{OaSpec, OaTransition, canonical, parse};
+use fsmc_testkit::Lcg;
 
 /// Whether the fast path accepts `text`; when it does, asserts that the full reader reads the same spec without a
 /// diagnostic. Every text the other tests parse goes through here too.
@@ -161,11 +162,11 @@ fn synthetic(n: usize, seed: u64) -> OaSpec {
     .collect();
     let mut transitions = Vec::new();
     for (i, s) in states.iter().enumerate() {
-        for e in events.iter().take(rng.next(events.len() + 1)) {
+        for e in events.iter().take(rng.below(events.len() + 1)) {
             transitions.push(OaTransition {
                 from: s.clone(),
                 event: e.clone(),
-                to: states[(i + 1 + rng.next(3)) % n].clone(),
+                to: states[(i + 1 + rng.below(3)) % n].clone(),
                 key_span: Span::default(),
             });
         }
@@ -189,18 +190,6 @@ fn synthetic_specs_of_several_sizes_are_accepted() {
     for (n, seed) in [(1, 1), (2, 2), (10, 3), (333, 4), (5000, 5)] {
         let text = write(&synthetic(n, seed));
         accepted(&text);
-    }
-}
-
-/// A tiny deterministic generator, so the mutation test is reproducible.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n.max(1)
     }
 }
 
@@ -228,10 +217,10 @@ fn mutated_texts_are_read_alike_or_declined() {
     for base in &bases {
         for _ in 0..3000 {
             let mut bytes = base.as_bytes().to_vec();
-            for _ in 0..=rng.next(3) {
-                let at = rng.next(bytes.len() + 1);
-                let c = alphabet[rng.next(alphabet.len())];
-                match rng.next(3) {
+            for _ in 0..=rng.below(3) {
+                let at = rng.below(bytes.len() + 1);
+                let c = alphabet[rng.below(alphabet.len())];
+                match rng.below(3) {
                     0 if at < bytes.len() => bytes[at] = c,
                     1 => bytes.insert(at, c),
                     _ if at < bytes.len() => drop(bytes.remove(at)),

@@ -3,18 +3,7 @@
 use super::{FILE, HELLO, ok};
 use fsmc::export::yaml::write;
 use fsmc_driver::yaml::parse;
-
-/// A tiny deterministic generator, so the garbage tests are reproducible.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n.max(1)
-    }
-}
+use fsmc_testkit::Lcg;
 
 /// Parsing never panics, every span lies on character boundaries, and unusable documents say why.
 fn robust(text: &str) {
@@ -52,18 +41,18 @@ fn garbage_never_panics() {
     let alphabet: Vec<char> = ":-[]{}#&*!|>'\"%@?,\n \tAé✓\u{feff}\r0".chars().collect();
     for _ in 0..3000 {
         let mut chars: Vec<char> = text.chars().collect();
-        for _ in 0..=rng.next(4) {
-            let at = rng.next(chars.len());
-            match rng.next(3) {
-                0 => chars[at] = alphabet[rng.next(alphabet.len())],
-                1 => chars.insert(at, alphabet[rng.next(alphabet.len())]),
+        for _ in 0..=rng.below(4) {
+            let at = rng.below(chars.len());
+            match rng.below(3) {
+                0 => chars[at] = alphabet[rng.below(alphabet.len())],
+                1 => chars.insert(at, alphabet[rng.below(alphabet.len())]),
                 _ => drop(chars.remove(at)),
             }
         }
         robust(&chars.into_iter().collect::<String>());
     }
     for _ in 0..500 {
-        let bytes: Vec<u8> = (0..rng.next(200)).map(|_| rng.next(256) as u8).collect();
+        let bytes: Vec<u8> = (0..rng.below(200)).map(|_| rng.below(256) as u8).collect();
         robust(&String::from_utf8_lossy(&bytes));
     }
 }

@@ -61,35 +61,35 @@ struct Hashed {
     hasher: FastState,
 }
 
-/// The identity and span of the key written at `at`.
-fn written<'k>(
-    at: KeyAt,
-    out: &'k [OaTransition],
-    others: &'k [OtherKey],
-) -> Option<(Identity<'k>, Span)> {
-    match at {
-        KeyAt::Transition(i) => out
-            .get(i)
-            .map(|t| ((t.from.as_str(), Some(t.event.as_str())), t.key_span)),
-        KeyAt::Other(i) => others.get(i).map(|o| {
-            let identity = match split_key(&o.text) {
-                Some((f, e)) => (&o.text[f], Some(&o.text[e])),
-                None => (o.text.as_str(), None),
-            };
-            (identity, o.span)
-        }),
+/// The keys of a table read so far: the transitions read from them, and the other keys.
+#[derive(Clone, Copy)]
+pub(super) struct Table<'k> {
+    pub transitions: &'k [OaTransition],
+    pub others: &'k [OtherKey],
+}
+
+impl<'k> Table<'k> {
+    /// The identity and span of the key written at `at`.
+    fn written(self, at: KeyAt) -> Option<(Identity<'k>, Span)> {
+        match at {
+            KeyAt::Transition(i) => self
+                .transitions
+                .get(i)
+                .map(|t| ((t.from.as_str(), Some(t.event.as_str())), t.key_span)),
+            KeyAt::Other(i) => self.others.get(i).map(|o| {
+                let identity = match split_key(&o.text) {
+                    Some((f, e)) => (&o.text[f], Some(&o.text[e])),
+                    None => (o.text.as_str(), None),
+                };
+                (identity, o.span)
+            }),
+        }
     }
 }
 
 impl Hashed {
     /// Where `identity` was first written, if it was; otherwise records that it is written at `at`.
-    fn seen(
-        &mut self,
-        identity: Identity,
-        at: KeyAt,
-        out: &[OaTransition],
-        others: &[OtherKey],
-    ) -> Option<Span> {
+    fn seen(&mut self, identity: Identity, at: KeyAt, table: Table) -> Option<Span> {
         let hash = self.hasher.hash_one(identity);
         match self.first.entry(hash) {
             Entry::Vacant(slot) => {
@@ -104,7 +104,7 @@ impl Hashed {
                         .map(|(_, at)| *at),
                 );
                 for e in earlier {
-                    if let Some((written, span)) = written(e, out, others)
+                    if let Some((written, span)) = table.written(e)
                         && written == identity
                     {
                         return Some(span);
@@ -119,15 +119,9 @@ impl Hashed {
 
 impl Repeats {
     /// Where `identity` was first written, if it was; records that it is written at `at`.
-    pub(super) fn seen(
-        &mut self,
-        identity: Identity,
-        at: KeyAt,
-        out: &[OaTransition],
-        others: &[OtherKey],
-    ) -> Option<Span> {
+    pub(super) fn seen(&mut self, identity: Identity, at: KeyAt, table: Table) -> Option<Span> {
         if self.hashed.is_none() {
-            let ascending = match self.last.and_then(|last| written(last, out, others)) {
+            let ascending = match self.last.and_then(|last| table.written(last)) {
                 Some((last, _)) => last < identity,
                 None => true,
             };
@@ -137,21 +131,21 @@ impl Repeats {
             }
             // Out of order: every key so far (all different, as they were in order) goes into the map.
             let mut hashed = Hashed::default();
-            for key in in_order(others, out.len()) {
+            for key in in_order(table.others, table.transitions.len()) {
                 let earlier = match key {
                     TableKey::Transition(i) => KeyAt::Transition(i),
-                    TableKey::Other(j) if others[j].string => KeyAt::Other(j),
+                    TableKey::Other(j) if table.others[j].string => KeyAt::Other(j),
                     TableKey::Other(_) => continue,
                 };
-                if let Some((identity, _)) = written(earlier, out, others) {
-                    hashed.seen(identity, earlier, out, others);
+                if let Some((identity, _)) = table.written(earlier) {
+                    hashed.seen(identity, earlier, table);
                 }
             }
             self.hashed = Some(hashed);
         }
         self.hashed
             .as_mut()
-            .and_then(|h| h.seen(identity, at, out, others))
+            .and_then(|h| h.seen(identity, at, table))
     }
 }
 

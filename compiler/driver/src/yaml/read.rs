@@ -10,7 +10,7 @@
 //! anything it is not certain about, so the two paths can only differ in speed.
 
 use super::events::{Events, Head, Node, Step, Value};
-use super::keys::{KeyAt, OtherKey, TableKeys, duplicate_key, split_key};
+use super::keys::{KeyAt, OtherKey, Table, TableKeys, duplicate_key, split_key};
 use super::{OaSpec, OaTransition};
 use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{FileId, Name, Span};
@@ -507,7 +507,11 @@ impl Reader<'_> {
             Some((f, e)) => (&text[f.clone()], Some(&text[e.clone()])),
             None => (text, None),
         };
-        if let Some(first) = keys.repeats.seen(identity, at, out, &keys.others) {
+        let table = Table {
+            transitions: out,
+            others: &keys.others,
+        };
+        if let Some(first) = keys.repeats.seen(identity, at, table) {
             let shown = match identity {
                 (f, Some(e)) => format!("({f}, {e})"),
                 (text, None) => text.to_string(),

@@ -18,7 +18,7 @@ mod staged;
 mod structure;
 mod system;
 
-use crate::spec::{App, Checked, Composed, Machine, Spec};
+use crate::spec::{App, Checked, Composed, Machine, Spec, Transition};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_vocab::Profile;
 use system::System;
@@ -78,6 +78,16 @@ fn system_of(profile: Profile) -> &'static dyn System {
         Profile::Genie => &genie::Genie,
         Profile::Dialogue => &dialogue::Dialogue,
         Profile::Staged => &staged::Staged,
+    }
+}
+
+/// Transition `t` of `m` as it is written with `event` (`(From, EVENT) -> To;`) or without one (`From -> To;`),
+/// for a help that rewrites it.
+fn written(m: &Machine, t: &Transition, event: Option<&str>) -> String {
+    let (from, to) = (&m.state(t.from).name, &m.state(t.to).name);
+    match event {
+        Some(event) => format!("`({from}, {event}) -> {to};`"),
+        None => format!("`{from} -> {to};`"),
     }
 }
 

@@ -99,11 +99,7 @@ impl System for Staged {
                     "a staged machine moves between stages directly, not on events",
                 )
                 .at(t.event_span, "event not expected here")
-                .help(format!(
-                    "write `{} -> {};`",
-                    m.state(t.from).name,
-                    m.state(t.to).name
-                )),
+                .help(format!("write {}", super::written(m, t, None))),
             );
         }
         stages(m, g, out);

@@ -138,9 +138,8 @@ fn transitions(m: &Machine, finals: bool, moves_directly: bool, out: &mut Vec<Di
                 )
                 .at(t.span, "no event")
                 .help(format!(
-                    "name the event: `({}, EVENT) -> {};`",
-                    m.state(t.from).name,
-                    m.state(t.to).name
+                    "name the event: {}",
+                    super::written(m, t, Some("EVENT"))
                 )),
             );
         }

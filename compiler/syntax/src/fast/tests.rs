@@ -363,6 +363,21 @@ fn words(ws: &[&str]) -> Vec<Tok> {
     ws.iter().map(|w| Tok::Word(w.to_string())).collect()
 }
 
+/// Fixed tokens, written with a space between each two: a piece that starts with a letter, a digit or `_` is a
+/// word, any other a punctuation mark.
+fn toks(spaced: &'static str) -> Vec<Tok> {
+    spaced
+        .split_whitespace()
+        .map(|t| {
+            if t.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                Tok::Word(t.to_string())
+            } else {
+                Tok::Punct(t)
+            }
+        })
+        .collect()
+}
+
 /// `if g`, `unless g`, `do a, b` or `persist p`, after a transition's target.
 fn transition_option() -> impl Strategy<Value = Vec<Tok>> {
     use Tok::*;
@@ -463,20 +478,12 @@ fn event() -> impl Strategy<Value = Vec<Tok>> {
     (name(), proptest::bool::ANY, proptest::bool::ANY).prop_map(|(n, fields, timeout)| {
         let mut t = vec![Word("event".into()), Word(n)];
         if fields {
-            t.extend([
-                Punct("("),
-                Word("x".into()),
-                Punct(":"),
-                Punct("["),
-                Word("u8".into()),
-                Punct(";"),
-            ]);
-            t.extend([Word("32".into()), Punct("]"), Punct(")")]);
+            t.extend(toks("( x : [ u8 ; 32 ] )"));
         }
         if timeout {
-            t.extend(words(&["timeout", "1.5m"]));
+            t.extend(toks("timeout 1.5m"));
         }
-        t.extend([Punct(","), Word("OTHER".into()), Punct(";")]);
+        t.extend(toks(", OTHER ;"));
         t
     })
 }
@@ -485,33 +492,9 @@ fn event() -> impl Strategy<Value = Vec<Tok>> {
 fn key() -> impl Strategy<Value = Vec<Tok>> {
     use Tok::*;
     (proptest::bool::ANY, name()).prop_map(|(cross, n)| {
-        let mut t = if cross {
-            words(&["cross_period"])
-        } else {
-            Vec::new()
-        };
-        t.extend([
-            Word("key".into()),
-            Word(n),
-            Punct(":"),
-            Word("Vec".into()),
-            Punct("<"),
-        ]);
-        t.extend([
-            Punct("("),
-            Word("u8".into()),
-            Punct(","),
-            Punct("["),
-            Word("u8".into()),
-            Punct(";"),
-        ]);
-        t.extend([
-            Word("4".into()),
-            Punct("]"),
-            Punct(")"),
-            Punct(">"),
-            Punct(";"),
-        ]);
+        let mut t = toks(if cross { "cross_period key" } else { "key" });
+        t.push(Word(n));
+        t.extend(toks(": Vec < ( u8 , [ u8 ; 4 ] ) > ;"));
         t
     })
 }

@@ -196,7 +196,7 @@ pub(crate) fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>
         });
     let expected = match &e.variant {
         ErrorVariant::ParsingError { positives, .. } => {
-            let mut names: Vec<&str> = positives.iter().filter_map(|r| describe(*r)).collect();
+            let mut names: Vec<String> = positives.iter().filter_map(|r| describe(*r)).collect();
             names.sort_unstable();
             names.dedup();
             names
@@ -210,16 +210,7 @@ pub(crate) fn syntax_error(file: FileId, text: &str, e: pest::error::Error<Rule>
             .at(Span::new(file, start, end), "the parser gave up here")
             .help("the spec nests too deeply for the stack the parser runs on; flatten nested brackets or comments");
     }
-    let message = if expected.is_empty() {
-        format!("unexpected {found}")
-    } else {
-        format!("expected {}, found {found}", join_or(&expected))
-    };
-    let label = if expected.is_empty() {
-        "unexpected here".to_string()
-    } else {
-        format!("expected {}", join_or(&expected))
-    };
+    let (message, label) = diagnose::expected_found(&expected, &found);
     Diagnostic::new(Code::Syntax, message)
         .at(Span::new(file, start, end), label)
         .help("see docs/language.md for the grammar")
@@ -231,62 +222,30 @@ fn next_char_end(text: &str, p: usize) -> usize {
         .map_or(p, |c| p + c.len_utf8())
 }
 
-fn join_or(items: &[&str]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} or {last}", init.join(", ")),
-    }
-}
-
 /// How a grammar rule is named to a user; `None` hides rules that would only confuse.
-fn describe(rule: Rule) -> Option<&'static str> {
-    Some(match rule {
+fn describe(rule: Rule) -> Option<String> {
+    let phrase = match rule {
         Rule::EOI => "end of file",
-        Rule::arrow => "`->`",
-        Rule::semi => "`;`",
-        Rule::lbrace => "`{`",
-        Rule::rbrace => "`}`",
-        Rule::comma => "`,`",
-        Rule::colon => "`:`",
-        Rule::path_sep => "`::`",
-        Rule::equals => "`=`",
-        Rule::lparen => "`(`",
-        Rule::rparen => "`)`",
-        Rule::lbracket => "`[`",
-        Rule::rbracket => "`]`",
-        Rule::langle => "`<`",
-        Rule::rangle => "`>`",
         Rule::ident | Rule::qualified | Rule::lint_name => "a name",
         Rule::string => "a string",
         Rule::duration => "a duration like `30s`",
         Rule::integer => "a number",
         Rule::rust_type | Rule::type_path | Rule::type_tuple | Rule::type_array => "a type",
-        Rule::kw_import | Rule::import => "`import`",
-        Rule::kw_machine | Rule::machine => "`machine`",
-        Rule::kw_app | Rule::app => "`app`",
-        Rule::kw_event | Rule::event_decl => "`event`",
-        Rule::kw_key | Rule::key_decl | Rule::key_mod => "`key`",
-        Rule::kw_state | Rule::state_decl | Rule::state_mod => "`state`",
-        Rule::kw_timeout => "`timeout`",
-        Rule::kw_by => "`by`",
-        Rule::kw_as => "`as`",
-        Rule::kw_chain | Rule::chain => "`chain`",
+        Rule::key_mod => "`key`",
+        Rule::state_mod => "`state`",
         Rule::transition => "a transition `(State, EVENT) -> State;`",
         Rule::direct_transition | Rule::mapping => "`->`",
         Rule::property => "a property",
-        Rule::kw_if | Rule::guard_if => "`if`",
-        Rule::kw_unless | Rule::guard_unless => "`unless`",
-        Rule::kw_do | Rule::actions => "`do`",
-        Rule::kw_persist | Rule::persist => "`persist`",
         Rule::inner_attr | Rule::outer_attr => "an attribute",
         Rule::doc => "a doc comment",
         Rule::fields | Rule::field => "fields `(name: Type)`",
-        Rule::state_body => "`{`",
-        Rule::prop_eq => "`=`",
         Rule::prop_list => "a list of names",
-        _ => return None,
-    })
+        // An attribute is named as a whole, not by its `#` or `!`.
+        Rule::hash | Rule::bang => return None,
+        // Punctuation and keywords as they are written.
+        _ => return diagnose::spelling(rule).map(|s| format!("`{s}`")),
+    };
+    Some(phrase.to_string())
 }
 
 #[cfg(test)]

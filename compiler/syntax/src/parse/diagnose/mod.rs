@@ -10,6 +10,8 @@
 mod mistakes;
 mod wording;
 
+pub(super) use wording::spelling;
+
 use super::build::Edit;
 use crate::grammar::{FsmParser, Rule};
 use crate::lex::{self, Kind, Token};
@@ -293,6 +295,18 @@ pub(super) fn describe_found(text: &str, t: Option<Token>) -> String {
 }
 
 /// "a, b or c"
+/// The message and the label of "expected …, found …", or of "unexpected …" where nothing is expected.
+pub(super) fn expected_found(expected: &[String], found: &str) -> (String, String) {
+    if expected.is_empty() {
+        return (format!("unexpected {found}"), "unexpected here".to_string());
+    }
+    let expected = join_or(expected);
+    (
+        format!("expected {expected}, found {found}"),
+        format!("expected {expected}"),
+    )
+}
+
 fn join_or(items: &[String]) -> String {
     match items {
         [] => String::new(),

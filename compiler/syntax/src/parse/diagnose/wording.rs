@@ -1,7 +1,7 @@
 //! The general case, "expected …, found …", in the language's terms: what pest expected named as a person
 //! reads it (a state name, an event name, a type, a duration), and how each kind of statement is written.
 
-use super::{Ctx, Cx, Form, backticked, describe_found, either, join_or};
+use super::{Ctx, Cx, Form, backticked, describe_found, either, expected_found};
 use crate::grammar::Rule;
 use crate::lex::Kind;
 use fsmc_base::diag::Diagnostic;
@@ -15,16 +15,7 @@ impl Cx<'_> {
     pub(super) fn expected_found(&self) -> Diagnostic {
         let expected = self.expected();
         let found = describe_found(self.text, self.found);
-        let message = if expected.is_empty() {
-            format!("unexpected {found}")
-        } else {
-            format!("expected {}, found {found}", join_or(&expected))
-        };
-        let label = if expected.is_empty() {
-            "unexpected here".to_string()
-        } else {
-            format!("expected {}", join_or(&expected))
-        };
+        let (message, label) = expected_found(&expected, &found);
         let mut d = self.error(message).at(self.found_span(), label);
         let name_expected =
             self.has(Rule::ident) || self.has(Rule::prop_list) || self.has(Rule::qualified);
@@ -240,6 +231,11 @@ impl Cx<'_> {
 const PUNCT_ORDER: &[&str] = &[
     ";", ",", ":", "::", "=", "->", "(", ")", "[", "]", "<", ">", "{", "}", "#", "!",
 ];
+
+/// How a rule that is one punctuation mark or one keyword is written.
+pub(in crate::parse) fn spelling(r: Rule) -> Option<&'static str> {
+    punct_of(r).or_else(|| keyword_of(r))
+}
 
 fn punct_of(r: Rule) -> Option<&'static str> {
     Some(match r {

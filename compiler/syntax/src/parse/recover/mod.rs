@@ -19,7 +19,7 @@ use crate::lex::{self, Kind, Token};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::{FileId, Span};
 use pieces::FileSink;
-use split::{Cursor, attribute};
+use split::{Cursor, attribute, begins_member};
 
 /// Past this many syntax errors in one file the rest is still parsed, but no longer diagnosed: a file that is
 /// not a spec at all (a binary, another language) would otherwise bury the first, useful errors.
@@ -261,19 +261,7 @@ impl<'t> Recover<'t> {
             }
             cur.bump();
         }
-        let member = t.is(text, "(")
-            || (t.kind == Kind::Ident
-                && matches!(
-                    t.text(text),
-                    "event"
-                        | "key"
-                        | "cross_period"
-                        | "state"
-                        | "start"
-                        | "default"
-                        | "final"
-                        | "chain"
-                ));
+        let member = begins_member(t, text);
         let found = describe_found(text, Some(t));
         let mut d = Diagnostic::new(
             Code::Syntax,

@@ -190,26 +190,38 @@ impl Recover<'_> {
                 Err(e) => e,
             },
         };
+        let (_, rest) = self.repair(ctx, (a, b), &e, sink);
+        rest.filter(|&rest| rest < b).map(|rest| (rest, b))
+    }
+
+    /// Reports why `text[a..b]` did not parse (`e`) and parses the diagnosis's repair into `sink`, if it has
+    /// one: an edit of the piece, or, where a `;` is missing, the part before it (the part after is returned,
+    /// to be parsed as a statement of its own). Says whether the repair parsed.
+    fn repair(
+        &mut self,
+        ctx: Ctx,
+        (a, b): Range,
+        e: &pest::error::Error<Rule>,
+        sink: &mut dyn Sink,
+    ) -> (bool, Option<usize>) {
         if !self.diagnosing() {
             self.skipped(self.span(a, a));
-            return None;
+            return (false, None);
         }
-        match self.diagnose(ctx, (a, b), &e) {
-            Fix::None => None,
-            Fix::Edit { text, edit } => {
-                self.parse_edited(ctx, a, &text, edit, sink);
-                None
-            }
+        match self.diagnose(ctx, (a, b), e) {
+            Fix::None => (false, None),
+            Fix::Edit { text, edit } => (self.parse_edited(ctx, a, &text, edit, sink), None),
             Fix::Split { at, rest } => {
-                let mut prefix = self.text.get(a..at).map(str::to_string)?;
-                prefix.push(';');
+                let Some(before) = self.text.get(a..at) else {
+                    return (false, None);
+                };
                 let edit = Edit {
                     at: at - a,
                     old_len: 0,
                     new_len: 1,
                 };
-                self.parse_edited(ctx, a, &prefix, edit, sink);
-                (rest < b).then_some((rest, b))
+                let parsed = self.parse_edited(ctx, a, &format!("{before};"), edit, sink);
+                (parsed, Some(rest))
             }
         }
     }
@@ -235,34 +247,9 @@ impl Recover<'_> {
 
     /// One piece parsed on its own (an item's head, an import, an attribute): true when it (or its repair) parsed.
     pub(super) fn piece(&mut self, ctx: Ctx, (a, b): Range, sink: &mut dyn Sink) -> bool {
-        let e = match FsmParser::parse(ctx.rule(), &self.text[a..b]) {
-            Ok(mut pairs) => {
-                if let Some(root) = pairs.next() {
-                    feed(sink, &Builder::new(self.file, Origin::at(a)), root);
-                }
-                return true;
-            }
-            Err(e) => e,
-        };
-        if !self.diagnosing() {
-            self.skipped(self.span(a, a));
-            return false;
-        }
-        match self.diagnose(ctx, (a, b), &e) {
-            Fix::None => false,
-            Fix::Edit { text, edit } => self.parse_edited(ctx, a, &text, edit, sink),
-            Fix::Split { at, .. } => {
-                let Some(mut prefix) = self.text.get(a..at).map(str::to_string) else {
-                    return false;
-                };
-                prefix.push(';');
-                let edit = Edit {
-                    at: at - a,
-                    old_len: 0,
-                    new_len: 1,
-                };
-                self.parse_edited(ctx, a, &prefix, edit, sink)
-            }
+        match self.parse_run(ctx, (a, b), sink) {
+            Ok(()) => true,
+            Err(e) => self.repair(ctx, (a, b), &e, sink).0,
         }
     }
 

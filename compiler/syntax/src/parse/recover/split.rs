@@ -75,22 +75,27 @@ impl<'t> Cursor<'t> {
 
     /// Whether the current token can only begin a member of a machine (used to notice a head missing its `{`).
     pub(super) fn starts_member(&self) -> bool {
-        let Some(t) = self.cur else { return false };
-        t.kind == Kind::Doc
-            || t.is(self.text, "(")
-            || (t.kind == Kind::Ident
-                && matches!(
-                    t.text(self.text),
-                    "event"
-                        | "key"
-                        | "cross_period"
-                        | "state"
-                        | "start"
-                        | "default"
-                        | "final"
-                        | "chain"
-                ))
+        self.cur
+            .is_some_and(|t| t.kind == Kind::Doc || begins_member(t, self.text))
     }
+}
+
+/// Whether a token is how a member of a machine or app begins (a transition's `(`, a declaration's keyword), and
+/// so never an item of its own.
+pub(super) fn begins_member(t: Token, text: &str) -> bool {
+    t.is(text, "(")
+        || (t.kind == Kind::Ident
+            && matches!(
+                t.text(text),
+                "event"
+                    | "key"
+                    | "cross_period"
+                    | "state"
+                    | "start"
+                    | "default"
+                    | "final"
+                    | "chain"
+            ))
 }
 
 /// Consumes an attribute `#[…]` or `#![…]` (on one line) and returns where it ends.
