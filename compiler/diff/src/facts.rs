@@ -320,7 +320,7 @@ pub(crate) fn duration(nanos: u64) -> String {
     ];
     UNITS
         .iter()
-        .find(|(unit, _)| nanos % unit == 0 && nanos >= *unit)
+        .find(|(unit, _)| nanos.is_multiple_of(*unit) && nanos >= *unit)
         .map_or("0s".to_string(), |(unit, name)| {
             format!("{}{name}", nanos / unit)
         })

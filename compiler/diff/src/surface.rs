@@ -70,7 +70,8 @@ pub(crate) fn compare(old: &Entry<'_>, new: &Entry<'_>, cx: &mut Cx<'_>) {
     let (mo, mn) = (old.machine, new.machine);
     let item_docs = |e: &Entry<'_>| e.app.map_or(&e.machine.docs, |a| &a.docs).clone();
     if item_docs(old) != item_docs(new) {
-        docs(cx, "the docs of the item", old.name.span, new.name.span);
+        let what = format!("the docs of {} `{}`", new.what(), new.name);
+        docs(cx, &what, old.name.span, new.name.span);
     }
     let doc_owners = [
         (
@@ -124,10 +125,13 @@ fn docs(cx: &mut Cx<'_>, what: &str, old: Span, new: Span) {
     );
 }
 
+/// A transition by its source, event and target names.
+type TransitionName = (SmolStr, Option<SmolStr>, SmolStr);
+
 /// The docs of the transitions both machines have, by (from, event, to).
 fn transition_docs(mo: &Machine, mn: &Machine, cx: &mut Cx<'_>) {
     let keyed = |m: &Machine| {
-        let mut v: Vec<((SmolStr, Option<SmolStr>, SmolStr), Span, Vec<String>)> = m
+        let mut v: Vec<(TransitionName, Span, Vec<String>)> = m
             .transitions
             .iter()
             .map(|t| {

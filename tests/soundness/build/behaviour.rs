@@ -93,7 +93,7 @@ fn value(ty: &syn::Type, salt: u64, deviates: bool) -> TokenStream {
                     let inner = value(inner, salt.wrapping_mul(31), deviates);
                     let absent = salt ^ 0x5eed;
                     quote! {
-                        if self.pick(round, period, #absent, true) % 6 == 0 {
+                        if self.pick(round, period, #absent, true).is_multiple_of(6) {
                             ::core::option::Option::None
                         } else {
                             ::core::option::Option::Some(#inner)
@@ -102,8 +102,9 @@ fn value(ty: &syn::Type, salt: u64, deviates: bool) -> TokenStream {
                 }
                 "AgentId" => quote! { ctx.next_keeper(&#pick.to_le_bytes()).unwrap_or_default() },
                 "String" => quote! { ::std::format!("v{}", #pick % 3) },
-                "bool" => quote! { #pick % 4 != 0 },
-                "u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64" => {
+                "bool" => quote! { !#pick.is_multiple_of(4) },
+                "u64" => quote! { #pick % 200 },
+                "u8" | "u16" | "u32" | "usize" | "i32" | "i64" => {
                     quote! { (#pick % 200) as #ty }
                 }
                 other => panic!("the test's payloads have no value of type `{other}`"),

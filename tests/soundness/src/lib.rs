@@ -99,7 +99,7 @@ impl Agent {
     /// that in a round a threshold decides (`deviates`) an agent now and then picks one of its own.
     pub fn pick(&self, round: u64, period: u64, salt: u64, deviates: bool) -> u64 {
         let common = mix(mix(round, period), salt);
-        if deviates && mix(common, self.index) % 5 == 0 {
+        if deviates && mix(common, self.index).is_multiple_of(5) {
             mix(common, self.index.wrapping_add(1))
         } else {
             common

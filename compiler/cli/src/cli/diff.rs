@@ -188,23 +188,33 @@ impl Tree {
         // gone from the working tree).
         let abs = normalize(&absolute(path));
         let near = abs.ancestors().skip(1).find(|d| d.is_dir()).unwrap_or(&cwd);
-        let top = text(git(near, &["rev-parse", "--show-toplevel"])?);
-        let top = PathBuf::from(top.trim_end());
-        git(
-            &top,
+        // One git process finds the repository's top and checks the revision: it prints the top even when the
+        // revision does not resolve, and nothing when there is no repository.
+        let found = git_output(
+            near,
             &[
                 "rev-parse",
+                "--show-toplevel",
                 "--verify",
                 "--quiet",
                 &format!("{rev}^{{commit}}"),
             ],
-        )
-        .map_err(|_| {
-            format!(
-                "`{rev}` is not a revision of the repository at `{}`",
-                top.display()
-            )
-        })?;
+        )?;
+        let stdout = text(found.stdout);
+        let top = match (stdout.lines().next(), found.status.success()) {
+            (Some(top), true) => PathBuf::from(top),
+            (Some(top), false) => {
+                return Err(format!(
+                    "`{rev}` is not a revision of the repository at `{top}`"
+                ));
+            }
+            (None, _) => {
+                return Err(format!(
+                    "git rev-parse: {}",
+                    String::from_utf8_lossy(&found.stderr).trim()
+                ));
+            }
+        };
         // A path as the repository names it: relative to its top.
         let in_repo = |p: &Path| -> Result<PathBuf, String> {
             let abs = normalize(&absolute(p));
@@ -244,14 +254,18 @@ impl Tree {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let output = Command::new("git")
+fn git_output(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
+    Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .stdin(Stdio::null())
         .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
+        .map_err(|e| format!("cannot run git: {e}"))
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let output = git_output(dir, args)?;
     if output.status.success() {
         Ok(output.stdout)
     } else {
