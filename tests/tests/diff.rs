@@ -1,5 +1,6 @@
 //! `fsmc diff`, run in-process: exit codes (0 passes, 1 a change of a class not allowed, 2 cannot compare), the
-//! three output formats pointing into both files, `--allow`, `--git`, and a YAML spec against its `.fsm` twin.
+//! three output formats pointing into both files, `--allow`, `--git`, a YAML spec against its `.fsm` twin, and
+//! the example of docs/diff.md.
 
 use fsmc_testkit::{scratch, write};
 use std::ffi::OsStr;
@@ -225,4 +226,41 @@ fn git_revisions_stand_in_for_files_imports_included() {
     let (code, _, err) = fsmc(&[&"diff", &"--git", &"no-such-revision", &spec]);
     assert_eq!(code, 2);
     assert!(err.contains("is not a revision"), "{err}");
+    let outside = scratch("diff-no-repository");
+    let alone = write(outside.path(), "toy.fsm", OLD);
+    let (code, _, err) = fsmc(&[&"diff", &"--git", &"HEAD", &alone]);
+    assert_eq!(code, 2);
+    assert!(err.contains("git rev-parse: "), "{err}");
+}
+
+/// The fenced block after `<!-- diff-example: NAME -->` in docs/diff.md.
+fn docs_block(docs: &str, name: &str) -> String {
+    let marker = format!("<!-- diff-example: {name} -->");
+    let after = &docs[docs
+        .find(&marker)
+        .unwrap_or_else(|| panic!("{marker} in docs/diff.md"))..];
+    let body = &after[after.find("```").expect("a fenced block")..];
+    let body = &body[body.find('\n').expect("the fence's line") + 1..];
+    body[..body.find("```").expect("the closing fence")].to_string()
+}
+
+/// docs/diff.md's example is what `fsmc diff` prints for it, summary and exit status included.
+#[test]
+fn the_docs_example_is_what_fsmc_diff_prints() {
+    let docs = std::fs::read_to_string(fsmc_testkit::workspace().join("docs/diff.md"))
+        .expect("docs/diff.md");
+    let dir = scratch("diff-docs");
+    let (old, new) = (
+        write(dir.path(), "old.fsm", docs_block(&docs, "old.fsm")),
+        write(dir.path(), "new.fsm", docs_block(&docs, "new.fsm")),
+    );
+    let (code, out, err) = fsmc(&[&"diff", &old, &new]);
+    assert_eq!(code, 1, "{out}{err}");
+    let prefix = format!("{}/", dir.path().display());
+    let printed = format!("{out}{err}").replace(&prefix, "");
+    assert_eq!(
+        printed,
+        docs_block(&docs, "output"),
+        "docs/diff.md's example output"
+    );
 }

@@ -2,7 +2,11 @@
 //! `fsmc diff`: the counts (files added or removed, text only, label only, machine), then, for the label-only
 //! and machine revisions, the class `fsmc diff` gives each.
 //!
-//! `cargo run -p fsmc-benches --release --bin oa_history -- PATH/TO/open-autonomy`
+//! `cargo run -p fsmc-benches --release --bin oa_history -- PATH/TO/open-autonomy [--list]`
+//!
+//! `--list` prints every modification too, one a line: the commit, the path, what it changes (`text`, `label`,
+//! `machine`), the class `fsmc diff` gives it and its most severe finding; to compare with another reading of
+//! the same history.
 //!
 //! The clone needs its history (every ref); a shallow one gives fewer revisions.
 
@@ -12,8 +16,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let Some(repo) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: oa_history PATH/TO/open-autonomy");
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    let list = args.iter().any(|a| a == "--list");
+    let Some(repo) = args.iter().find(|a| *a != "--list").map(PathBuf::from) else {
+        eprintln!("usage: oa_history PATH/TO/open-autonomy [--list]");
         return ExitCode::from(2);
     };
     let history = match classify(&repo) {
@@ -50,6 +56,24 @@ fn main() -> ExitCode {
                 r.path,
                 first.map_or("", |f| f.message.as_str())
             );
+        }
+    }
+    if list {
+        for (what, revisions) in [
+            ("text", &history.text),
+            ("label", &history.label),
+            ("machine", &history.machine),
+        ] {
+            for r in revisions.iter() {
+                let first = r.findings.iter().max_by_key(|f| f.class);
+                println!(
+                    "{} {} {what} {} {}",
+                    r.commit,
+                    r.path,
+                    r.verdict().map_or("none", |c| c.id()),
+                    first.map_or("", |f| f.message.as_str())
+                );
+            }
         }
     }
     ExitCode::SUCCESS
