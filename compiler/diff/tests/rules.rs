@@ -346,3 +346,35 @@ fn classes_read_as_written() {
     names.dedup();
     assert_eq!(names.len(), Rule::ALL.len());
 }
+
+/// docs/diff.md names every class in its table of classes and every rule in its table of rules, as JSON
+/// output spells them.
+#[test]
+fn the_docs_name_every_class_and_rule() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/diff.md");
+    let docs = std::fs::read_to_string(&path).expect("docs/diff.md");
+    let table = |heading: &str| -> String {
+        let start = docs.find(heading).expect("the table's heading");
+        docs[start..]
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .take_while(|l| l.starts_with('|'))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let classes = table("## The classes");
+    for c in Class::ALL {
+        assert!(
+            classes.contains(&format!("| `{}` |", c.id())),
+            "class {c} in docs/diff.md"
+        );
+    }
+    let rules = table("Each finding also has a rule");
+    for r in Rule::ALL {
+        assert!(
+            rules.contains(&format!("`{}`", r.name())),
+            "rule {} in docs/diff.md",
+            r.name()
+        );
+    }
+}
