@@ -4,8 +4,8 @@
 //! what replica 0 decided and the app hash it reached.
 
 use fsmc_runtime::app::{AgentId, AppSpec, Cause, Drive, NoRounds};
-use std::sync::Arc;
 use fsmc_sim::{Config, Network};
+use std::sync::Arc;
 
 include!(concat!(env!("OUT_DIR"), "/sides.rs"));
 
