@@ -171,6 +171,8 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
 
         /// The round in progress, typed by its kind and payload.
         #[derive(Clone, Debug)]
+        // Variants are the spec's state names, which upstream ends with `Round`.
+        #[allow(clippy::enum_variant_names)]
         pub enum Round {
             #(#variants,)*
         }
