@@ -365,6 +365,7 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
 
             const NAME: &'static str = #name;
             const START: State = State::#start;
+            const FINGERPRINT: [u8; 32] = FINGERPRINT;
 
             fn state_name(state: State) -> &'static str {
                 state.name()
