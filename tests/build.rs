@@ -75,7 +75,11 @@ fn main() {
     large_machine(&out_dir, &mut all);
     std::fs::write(out_dir.join("all.rs"), all).expect("OUT_DIR is writable");
     adversarial_specs(&out_dir);
+    corpus::write(&out_dir);
 }
+
+#[path = "build/corpus.rs"]
+mod corpus;
 
 /// A machine past the dense-table limit (400 states × 200 events = 80,000 cells, 1,200 transitions): its `next`
 /// searches sorted rows, and the table test checks that against its accepted events like any other.

@@ -342,25 +342,47 @@ fn dialogue(rng: &mut Rng) -> String {
         } else {
             format!("({})", fields.join(", "))
         };
-        s.push_str(&format!("    event {p}{contents} by {};\n", roles[i % 2]));
+        // The first performative opens, so a role sends it; the others answer it, sent by the other role or
+        // named by turn.
+        let sender = match i {
+            0 => roles[0].as_str(),
+            _ if rng.chance(50) => "responder",
+            _ => roles[1].as_str(),
+        };
+        s.push_str(&format!("    event {p}{contents} by {sender};\n"));
     }
     s.push_str(&format!(
         "    start default state {};\n    state {};\n    final state {};\n",
         states[0], states[1], states[2]
     ));
-    s.push_str(&format!(
-        "    ({}, {}) -> {};\n    ({}, {}) -> {};\n    ({}, {}) -> {};\n}}\n",
-        states[0],
-        perfs[0],
-        states[1],
-        states[1],
-        perfs[1],
-        states[0],
-        states[1],
-        perfs[2],
-        states[2]
-    ));
+    let moves = [(0, 0, 1), (1, 1, 0), (1, 2, 2)];
+    for (from, perf, to) in moves {
+        let actions = sided_actions(rng);
+        s.push_str(&format!(
+            "    ({}, {}) -> {}{actions};\n",
+            states[from], perfs[perf], states[to]
+        ));
+    }
+    s.push_str("}\n");
     s
+}
+
+/// A dialogue transition's actions, if any: on both copies, on the sender's, on the receiver's, or on each.
+fn sided_actions(rng: &mut Rng) -> String {
+    let actions = names(rng, 2);
+    let [a, b] = [0, 1].map(|i| {
+        actions
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| "noted".to_string())
+    });
+    match rng.below(5) {
+        0 => String::new(),
+        1 => format!(" do {a}"),
+        2 => format!(" sender do {a}"),
+        3 => format!(" receiver do {a}"),
+        _ => format!(" sender do {a} receiver do {b}"),
+    }
 }
 
 fn staged(rng: &mut Rng) -> String {
@@ -370,10 +392,15 @@ fn staged(rng: &mut Rng) -> String {
         return String::new();
     }
     let machine = rng.pick(NAMES);
+    // The first agent may be a group, sized when the environment is built, and the second scripted.
+    let group = if rng.chance(50) { "[]" } else { "" };
     let mut s = format!(
-        "machine {machine}: staged {{\n    agents {}, {};\n",
+        "machine {machine}: staged {{\n    agents {}{group}, {};\n",
         agents[0], agents[1]
     );
+    if rng.chance(40) {
+        s.push_str(&format!("    scripted {};\n", agents[1]));
+    }
     s.push_str(&format!(
         "    start default state {} {{ acting {}; handler; }}\n",
         stages[0], agents[0]

@@ -6,8 +6,9 @@
 //! [`fixture`] parses fixtures, runs the server over a scratch workspace and renders answers as text; each
 //! feature has a module of its own: [`diagnostics`], [`hover`], [`navigation`] (definition and references),
 //! [`rename`] (and prepareRename), [`completion`], [`outline`] (document symbols and semantic tokens),
-//! [`formatting`] and [`actions`] (quick fixes). [`protocol`] holds what the server must survive in process
-//! (requests out of order, malformed parameters, positions outside the text, broken files), [`process`] the
+//! [`formatting`], [`actions`] (quick fixes) and [`lens`] (the spec fingerprint's code lens and hover line).
+//! [`protocol`] holds what the server must survive in process (requests out of order, malformed parameters,
+//! positions outside the text, broken files), [`process`] the
 //! process: its lifecycle and exit codes, malformed frames, and an edit's round trip.
 
 #[path = "lsp/actions.rs"]
@@ -22,6 +23,8 @@ mod fixture;
 mod formatting;
 #[path = "lsp/hover.rs"]
 mod hover;
+#[path = "lsp/lens.rs"]
+mod lens;
 #[path = "lsp/navigation.rs"]
 mod navigation;
 #[path = "lsp/outline.rs"]

@@ -332,6 +332,18 @@ machine Talk: dialogue {
 }
 ", at "2:24", says "expected `:`, found `u64`";
 
+    missing_sender_of_performative: "\
+machine Talk: dialogue {
+    event Propose(price: u64) by;
+}
+", at "2:33", says "expected a role name, or `initiator` or `responder`, found `;`";
+
+    missing_do_after_side: "\
+machine Talk: dialogue {
+    (Called, Propose) -> Proposed sender store;
+}
+", at "2:42", says "expected `do`, found `store`";
+
     missing_guard_name: "\
 machine Door {
     (Closed, OPEN) -> Opened if;

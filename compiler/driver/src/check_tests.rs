@@ -1,6 +1,8 @@
 //! Unit tests of the checks: each pins one rule, and that a mistake is reported once, not with a cascade of
 //! its consequences.
 
+mod parties;
+
 use fsmc_base::diag::{Code, Diagnostic};
 use std::path::Path;
 

@@ -13,6 +13,8 @@ pub mod yaml;
 // The checks' unit tests compile specs from text, which takes the whole pipeline: they live with it.
 #[cfg(test)]
 mod check_tests;
+#[cfg(test)]
+mod genie_tests;
 
 use crate::loader::{EntryError, LoadOptions, Loaded, Overlay};
 use crate::resolve::Unit;

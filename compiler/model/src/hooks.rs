@@ -20,22 +20,23 @@ pub const FIXED: &[&str] = &[
 
 /// The three hooks of an event, in running order: `before_<event>`, `on_<event>`, `after_<event>`.
 pub fn event_hooks(event: &str) -> [String; 3] {
-    ["before", "on", "after"].map(|prefix| hook(prefix, event))
+    ["before", "on", "after"].map(|prefix| method(prefix, event))
 }
 
 /// `on_exit_<state>`.
 pub fn exit_hook(state: &str) -> String {
-    hook("on_exit", state)
+    method("on_exit", state)
 }
 
 /// `on_enter_<state>`.
 pub fn enter_hook(state: &str) -> String {
-    hook("on_enter", state)
+    method("on_enter", state)
 }
 
 /// `<prefix>_<name in snake case>`, with runs of underscores made one: `_x` and `a__b` would otherwise give
-/// `on__x` and `on_a__b`, which are not snake case to rustc.
-fn hook(prefix: &str, name: &str) -> String {
+/// `on__x` and `on_a__b`, which are not snake case to rustc. Hooks are named so, and so are a staged machine's
+/// `observe_<agent>` and `act_<agent>`.
+pub fn method(prefix: &str, name: &str) -> String {
     let snake = ident::snake(name);
     let mut out = String::with_capacity(prefix.len() + 1 + snake.len());
     for c in prefix.chars().chain(['_']).chain(snake.chars()) {
@@ -95,5 +96,8 @@ mod tests {
         assert_eq!(event_hooks("a__b")[1], "on_a_b");
         // A keyword keeps the underscore `snake` adds; the hook name is not a keyword anyway.
         assert_eq!(event_hooks("type")[0], "before_type_");
+        // A staged machine's agent methods are named the same way.
+        assert_eq!(method("act", "_x"), "act_x");
+        assert_eq!(method("observe", "Traders"), "observe_traders");
     }
 }

@@ -7,6 +7,7 @@
 //! staged}` for its rules, `codegen::{abci, genie, dialogue, staged}` for what it adds to generated code — and
 //! the generic modules around them name none.
 //!
+//! - [`fingerprint`]: what a replica of an `abci` machine or app computes, and its digest, the spec fingerprint.
 //! - [`spec`]: the model; [`ident`]: spec names as Rust identifiers; [`hooks`]: the names of a machine's
 //!   generated hooks, shared by the name check and the generator; [`hash`]: the hash maps of the crate.
 //!
@@ -15,6 +16,7 @@
 
 pub mod check;
 pub mod codegen;
+pub mod fingerprint;
 pub mod hash;
 pub mod hooks;
 pub mod ident;

@@ -112,6 +112,9 @@ pub struct Property {
     pub docs: Vec<String>,
     pub name: Name,
     pub value: PropValue,
+    /// The names of a list written as groups (`traders[]`), by their position in the list, with the span of
+    /// the `[]`.
+    pub groups: Vec<(usize, Span)>,
     pub span: Span,
 }
 
@@ -138,9 +141,17 @@ pub struct Transition {
     pub event: Option<Name>,
     pub to: Name,
     pub guards: ThinVec<Guard>,
-    pub actions: ThinVec<Name>,
+    pub actions: ThinVec<Action>,
     pub persist: Option<Box<Name>>,
     pub span: Span,
+}
+
+/// An action a transition names (`do a`), and in a dialogue the party whose copy runs it (`sender do a`).
+#[derive(Clone, Debug)]
+pub struct Action {
+    /// `sender` or `receiver`, as written before `do`.
+    pub side: Option<Name>,
+    pub name: Name,
 }
 
 #[derive(Clone, Debug)]

@@ -1,5 +1,5 @@
-//! Genie Flow conversations (`machine M: genie`): the two state types and what a transition records in the
-//! dialogue.
+//! Genie Flow conversations (`machine M: genie`): the two state types, what a transition records in the
+//! dialogue, what an invoker state does when its work fails, and the events the runtime answers itself.
 
 use std::fmt::{self, Display, Formatter};
 
@@ -97,6 +97,47 @@ impl Display for Persistence {
     }
 }
 
+/// The event a front end sends to ask how things stand; the only one offered while an invoker works.
+pub const POLL: &str = "poll";
+
+/// The event that runs an invoker's failed work again; offered while failed work waits.
+pub const RETRY: &str = "retry";
+
+/// The event that gives failed work up and takes the state's way out; offered while failed work waits.
+pub const ABANDON: &str = "abandon";
+
+/// The events the runtime answers itself, which a Genie machine cannot declare.
+pub const RESERVED_EVENTS: &[&str] = &[POLL, RETRY, ABANDON];
+
+/// What an invoker state does when its work fails (`on_failure retry;`, `on_failure continue;`); the third
+/// form, `on_failure = EVENT;`, sends an event of the machine and is not a word of this list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OnFailure {
+    /// The session waits with the failure shown, offering `retry` and `abandon`.
+    Retry,
+    /// The state's event is sent on with an empty input and the failure shown, as Genie Flow's error handler
+    /// does: the default.
+    Continue,
+}
+
+impl OnFailure {
+    /// Both words.
+    pub const ALL: &'static [OnFailure] = &[OnFailure::Retry, OnFailure::Continue];
+
+    /// The names of [`OnFailure::ALL`], in order.
+    pub const NAMES: &'static [&'static str] = &["retry", "continue"];
+
+    /// `retry` or `continue`, as a spec writes it.
+    pub const fn name(self) -> &'static str {
+        OnFailure::NAMES[self as usize]
+    }
+
+    /// The word a spec names, if it is one.
+    pub fn parse(s: &str) -> Option<OnFailure> {
+        OnFailure::ALL.iter().copied().find(|p| p.name() == s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +151,10 @@ mod tests {
             assert_eq!(Persistence::parse(p.name()), Some(*p));
             assert_eq!(p.upstream_name(), p.name().to_uppercase());
         }
+        for p in OnFailure::ALL {
+            assert_eq!(OnFailure::parse(p.name()), Some(*p));
+        }
+        assert_eq!(OnFailure::parse("abandon"), None);
     }
 
     #[test]

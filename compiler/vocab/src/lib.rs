@@ -129,12 +129,17 @@ pub const EVENT_KEYWORDS: &[&str] = &["timeout", "by"];
 /// The keywords that begin a member of an app's body (besides a mapping's state name).
 pub const APP_KEYWORDS: &[&str] = &["chain"];
 
-/// The keywords that may follow a transition's target: guards, actions and a persistence override.
-pub const TRANSITION_KEYWORDS: &[&str] = &["if", "unless", "do", "persist"];
+/// The keywords that may follow a transition's target: guards, actions (in a dialogue, the party whose copy
+/// runs them may come first: `sender do a;`) and a persistence override.
+pub const TRANSITION_KEYWORDS: &[&str] = &["if", "unless", "sender", "receiver", "do", "persist"];
+
+/// In a dialogue, the party whose copy of the dialogue runs a transition's actions: `sender do a;`,
+/// `receiver do b;`.
+pub const ACTION_SIDES: &[&str] = &["sender", "receiver"];
 
 /// The language's keywords, each reserved only where the grammar expects it (names are plain identifiers): the
 /// lists above, in the order did-you-mean suggestions consider them.
-pub const KEYWORDS: &[&str] = &concat::<18>(&[
+pub const KEYWORDS: &[&str] = &concat::<20>(&[
     ITEM_KEYWORDS,
     IMPORT_KEYWORDS,
     MEMBER_KEYWORDS,
@@ -167,6 +172,10 @@ pub const DURATION_UNITS: &[(&str, f64)] = &[("ms", 0.001), ("s", 1.0), ("m", 60
 /// an agent, so a list is never ambiguous.
 pub const NOBODY: &str = "none";
 
+/// In a dialogue, the parties named by who opened it, which a performative may be sent by instead of a role:
+/// `event Propose by responder;`. They cannot name a role.
+pub const TURNS: &[&str] = &["initiator", "responder"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +191,7 @@ mod tests {
             KEY_MODIFIERS,
             MEMBER_KEYWORDS,
             TRANSITION_KEYWORDS,
+            ACTION_SIDES,
         ] {
             for k in list {
                 assert!(KEYWORDS.contains(k), "{k}");

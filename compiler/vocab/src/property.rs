@@ -29,6 +29,9 @@ pub enum Value {
     Number,
     /// Nothing: the property's presence is its meaning (`reset;`).
     Flag,
+    /// A word of [`crate::genie::OnFailure`], or an event of the machine: `on_failure retry;`,
+    /// `on_failure = failed;`.
+    Failure,
 }
 
 /// One property: its name, where it is written, the systems it belongs to, its value, and a few words on what it
@@ -83,10 +86,14 @@ pub(crate) const PROPERTIES: &[Property] = &[
     prop(State, "elects_keeper", ABCI, Value::Flag, "agrees on the keeper"),
     prop(State, "confirmations", ABCI, Value::Number, "blocks a threshold round waits after its threshold"),
     prop(State, "template", &[Profile::Genie], Value::Text, "the Jinja2 template"),
+    prop(State, "runs", &[Profile::Genie], Value::Names, "the work an invoker state runs"),
+    prop(State, "on_failure", &[Profile::Genie], Value::Failure, "`retry`, `continue` or `= EVENT` when the work fails"),
     prop(State, "acting", &[Profile::Staged], Value::Agents, "agents acting in the stage"),
     prop(State, "rewarded", &[Profile::Staged], Value::Agents, "agents rewarded in the stage"),
     prop(State, "handler", &[Profile::Staged], Value::Flag, "user code chooses the next stage"),
     prop(Machine, "label", ABCI, Value::Text, "the app's Open Autonomy label"),
     prop(Machine, "roles", &[Profile::Dialogue], Value::Names, "the dialogue's two roles"),
     prop(Machine, "agents", &[Profile::Staged], Value::Names, "the environment's agents"),
+    prop(Machine, "on_failure", &[Profile::Genie], Value::Failure, "what invoker states do when their work fails"),
+    prop(Machine, "scripted", &[Profile::Staged], Value::Agents, "agents that act on their own"),
 ];

@@ -179,6 +179,15 @@ test('known constructs get the right scopes', async () => {
   a('chain AgentRegistration', 'chain', 'keyword.other.chain.fsm');
   a('by buyer', 'by', 'keyword.other.by.fsm');
   a('by buyer', 'buyer', 'variable.other.role.fsm');
+  a('by initiator', 'initiator', 'keyword.other.turn.fsm');
+  a('sender do store', 'sender', 'keyword.other.side.fsm');
+  a('sender do store', 'receiver', 'keyword.other.side.fsm');
+  a('sender do store', 'store', 'entity.name.function.action.fsm');
+  a('sender do store', 'answer', 'entity.name.function.action.fsm');
+  a('agents traders[]', 'traders', 'variable.other.agent.fsm');
+  a('agents traders[]', '[]', 'punctuation.definition.group.fsm');
+  a('scripted seller', 'scripted', 'keyword.other.property.fsm');
+  a('scripted seller', 'seller', 'variable.other.agent.fsm');
 
   // Comments: a doc comment is not an ordinary comment; `////` and `//!` are.
   const wholeLine = (needle, scope, not) => {
@@ -228,7 +237,7 @@ test('known constructs get the right scopes', async () => {
   a('fail = FAILED;', 'FAILED', 'variable.other.enummember.event.fsm');
   a('Bid -> Bid, Clear;', 'Clear', 'entity.name.type.state.fsm');
   a('rewarded none', 'none', 'constant.language.none.fsm');
-  a('acting buyer, seller', 'seller', 'variable.other.agent.fsm');
+  a('acting traders, seller', 'seller', 'variable.other.agent.fsm');
   a('roles buyer, seller', 'seller', 'variable.other.role.fsm');
   a('chain AgentRegistration', 'PriceAbciApp', 'entity.name.type.machine.fsm');
   a('AgentRegistrationAbciApp::Finished', 'AgentRegistrationAbciApp', 'entity.name.type.machine.fsm');

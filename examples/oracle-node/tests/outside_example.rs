@@ -57,3 +57,20 @@ fn the_outside_example_is_outside_the_workspace_with_its_own_lock() {
     let ci = std::fs::read_to_string(root().join(".ci/run")).expect(".ci/run");
     assert!(ci.contains("examples/outside"), "CI builds it");
 }
+
+/// Its lock still fits its dependencies (the runtime and the engine adapter are path dependencies: a dependency
+/// added to either changes what the lock must hold). To refresh it: copy the workspace's `Cargo.lock` over it and
+/// run `cargo tree --offline` in `examples/outside`, which keeps the workspace's versions and drops the rest.
+#[test]
+fn the_outside_examples_lock_is_current() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--locked", "--offline", "--format-version", "1", "--manifest-path"])
+        .arg(root().join("examples/outside/Cargo.toml"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "examples/outside/Cargo.lock is stale:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -27,3 +27,8 @@ pub struct StagedGuide;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/dialogue.md")]
 pub struct DialogueGuide;
+
+// `fsmc diff`'s page: its example of the spec fingerprint is a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/diff.md")]
+pub struct DiffGuide;

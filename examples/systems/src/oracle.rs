@@ -6,13 +6,19 @@
 //! rest comes from the spec and the runtime: which round collects what, how each decides, what it writes
 //! into the synchronized data, timeouts on block time, registration, keeper election and replacement,
 //! periods, rejection of transactions that do not fit, and the app hash every replica agrees on.
+//!
+//! An agent observes the price either from a simulated feed (a function of the round, so that runs are a
+//! function of the seed) or over real HTTP from a price source ([`sources`]), abstaining when its source fails.
+
+pub mod sources;
 
 fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm");
 
-use fsmc_runtime::app::{Abstain, AgentId};
+use fsmc_runtime::app::{Abstain, Acted, AgentId};
 use fsmc_sim::{Config, Height, Network, SimError};
 use oracle_abci_app::{Behaviour, Context, Spec, State};
 use sha2::{Digest, Sha256};
+use sources::{PriceFeed, Sources};
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,20 +37,30 @@ pub fn agent_id(i: usize) -> AgentId {
 /// One agent instance: its own price source and its own chain client.
 #[derive(Debug)]
 pub struct Agent {
-    /// How far this agent's price source is off the market, in cents: sources disagree a little.
+    /// How far this agent's simulated price feed is off the market, in cents: sources disagree a little.
     pub bias: i64,
     /// Whether its chain client works; a keeper whose client fails reports failure. Shared with the test or
     /// operator that breaks it, while the agent runs.
     pub chain_ok: AtomicBool,
+    /// Its HTTP price source, if it has one; otherwise it observes the simulated feed.
+    feed: Option<PriceFeed>,
 }
 
 impl Agent {
-    /// Agent `i` of a service, with a working chain client.
+    /// Agent `i` of a service, with a working chain client, observing the simulated feed.
     pub fn new(i: usize) -> Agent {
         Agent {
             bias: i64::try_from(i % 5).unwrap_or(0) * 3 - 6,
             chain_ok: AtomicBool::new(true),
+            feed: None,
         }
+    }
+
+    /// The same agent, observing the price over HTTP from `feed`'s source instead. Its behaviour must then be
+    /// polled where a Tokio runtime is entered.
+    pub fn with_feed(mut self, feed: PriceFeed) -> Agent {
+        self.feed = Some(feed);
+        self
     }
 
     /// The same agent, with its chain client down.
@@ -79,8 +95,18 @@ impl Behaviour for Agent {
         Ok(ASSET.to_string())
     }
 
+    /// From an HTTP source: the price at the round's start (a block time, the same for every agent); a source
+    /// that fails, errs or is too slow makes the agent abstain rather than invent a number.
     async fn collect_observation_round(&self, ctx: Context) -> Result<u64, Abstain> {
-        Ok(self.observe(ctx.round_count()))
+        let Some(feed) = &self.feed else {
+            return Ok(self.observe(ctx.round_count()));
+        };
+        let asset = ctx
+            .data()
+            .asset
+            .as_deref()
+            .ok_or_else(|| Abstain::new("no asset registered"))?;
+        Ok(feed.price(asset, ctx.round_started_ms()).await?)
     }
 
     /// The median of the observations the round collected: the same on every replica.
@@ -165,6 +191,38 @@ pub fn network(seed: u64, n: usize) -> Result<Network<Spec, Agent>, SimError> {
     Network::new(Config::new(seed), agents(n))
 }
 
+/// The run `--example oracle` prints, with prices over HTTP from `sources`: four agents, agent `i` asking
+/// `sources.for_agent(i)`, agent 1's chain client down; after the first period agent 3 crashes, and restarts
+/// twenty seconds later; then the run goes on until every replica has completed `periods` periods (or an hour of
+/// block time passed). The simulation waits for the HTTP calls (`Config::real_io`), which must be polled where a
+/// Tokio runtime is entered: call this inside one.
+pub fn run_with_http_sources(
+    seed: u64,
+    sources: &Sources,
+    periods: u64,
+) -> Result<Network<Spec, Agent>, SimError> {
+    let agent = |i: usize| Agent::new(i).with_feed(sources.feed(i));
+    let agents = (0..4)
+        .map(|i| {
+            let agent = if i == 1 {
+                agent(i).chain_down()
+            } else {
+                agent(i)
+            };
+            (agent_id(i), Arc::new(agent))
+        })
+        .collect();
+    let mut config = Config::new(seed);
+    config.real_io = true;
+    let mut net = Network::new(config, agents)?;
+    run_periods(&mut net, 1, 3_600_000)?;
+    net.crash(3);
+    net.run_for(20_000)?;
+    net.restart(3, Arc::new(agent(3)))?;
+    run_periods(&mut net, periods, 3_600_000)?;
+    Ok(net)
+}
+
 /// Runs until every live replica has completed `periods` periods, or `limit_ms` of simulated time pass.
 pub fn run_periods<B: Behaviour>(
     net: &mut Network<Spec, B>,
@@ -222,6 +280,49 @@ pub fn format_height<B>(net: &Network<Spec, B>, h: &Height) -> String {
         }
     }
     out
+}
+
+/// The whole run: a line per block as [`format_height`] writes it, and under it what the agents' behaviours did
+/// meanwhile other than submit a payload: abstain (with the reason), panic, or be cancelled when their round
+/// ended before they returned.
+pub fn format_trace<B>(net: &Network<Spec, B>) -> String {
+    let mut acted: Vec<(u64, usize, &Acted)> = (0..net.len())
+        .flat_map(|i| net.acted(i).iter().map(move |(t, a)| (*t, i, a)))
+        .collect();
+    acted.sort_by_key(|&(t, i, _)| (t, i));
+    let mut pending = acted.into_iter().peekable();
+    let mut out = String::new();
+    let heights = net.trace();
+    for (k, h) in heights.iter().enumerate() {
+        if k == 0 {
+            write_acted(net, &mut out, &mut pending, h.time_ms);
+        }
+        out.push_str(&format_height(net, h));
+        out.push('\n');
+        let next = heights.get(k + 1).map_or(u64::MAX, |n| n.time_ms);
+        write_acted(net, &mut out, &mut pending, next);
+    }
+    out
+}
+
+/// Writes the behaviours' doings before `until`.
+fn write_acted<'a, B>(
+    net: &Network<Spec, B>,
+    out: &mut String,
+    pending: &mut std::iter::Peekable<impl Iterator<Item = (u64, usize, &'a Acted)>>,
+    until: u64,
+) {
+    while let Some((t, i, acted)) = pending.next_if(|&(t, _, _)| t < until) {
+        let id = net.id(i).map_or("?", String::as_str);
+        let what = match acted {
+            Acted::Abstained { round, reason } => format!("abstained in round {round}: {reason}"),
+            Acted::Panicked { round, message } => format!("panicked in round {round}: {message}"),
+            Acted::Cancelled { round } => format!("was cancelled: round {round} ended first"),
+            // Submissions show as the next block's transactions.
+            Acted::Submitted { .. } => continue,
+        };
+        let _ = writeln!(out, "      {:>7.2}s  {id} {what}", t as f64 / 1000.0);
+    }
 }
 
 /// Whether `state` is the keeper's round: used to make an agent's keeper silent in tests.

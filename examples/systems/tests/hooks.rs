@@ -10,8 +10,8 @@ mod lab {
         machine Lab: genie {
             event ask, again, advance;
             start default state Ask: user { template "tests/templates/ask.jinja2"; }
-            state Think: invoker { template "tests/templates/think.jinja2"; }
-            state Check: invoker { template "tests/templates/think.jinja2"; }
+            state Think: invoker { template "tests/templates/think.jinja2"; runs think; }
+            state Check: invoker { template "tests/templates/think.jinja2"; runs check; }
             final state Show: user { template "tests/templates/show.jinja2"; }
             (Ask, again) -> Ask do note;
             (Ask, ask) -> Think if allowed unless busy do note, count;

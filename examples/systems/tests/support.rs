@@ -1,7 +1,7 @@
 //! Genie Flow sessions on the generated support assistant (`specs/support/support.fsm`), driven as a
-//! web front end drives them: templates rendered from the spec's files, invoker work as DAGs of Tokio tasks
-//! with progress, only `poll` while one runs, failures kept, sessions saved and resumed mid-task, and every
-//! refusal leaving the session as it was.
+//! web front end drives them: templates rendered from the spec's files, invoker work named by the spec and run
+//! as DAGs of Tokio tasks with progress, only `poll` while one runs, failures met by each state's policy,
+//! sessions saved and resumed mid-task, and every refusal leaving the session as it was.
 //!
 //! The invoker's tasks wait at a gate the test opens one task at a time, so what each test sees while work
 //! runs does not depend on timing.
@@ -9,11 +9,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use fsmc_examples::support::support_assistant::{self, State};
+use fsmc_examples::support::support_assistant::{self, State, Work};
 use fsmc_examples::support::{Case, SupportModel};
 use fsmc_runtime::genie::{
-    Actor, Flow, GenieError, GenieSpec, Invocation, Invoker, Model, POLL, Persistence, Response,
-    Session, TaskCall, TaskFuture, TaskGraph, TaskProgress, Templates,
+    ABANDON, Actor, FailurePolicy, Flow, GenieError, GenieSpec, Invocation, Invoker, Model, POLL,
+    Persistence, RETRY, Response, Session, TaskCall, TaskFuture, TaskGraph, TaskProgress,
+    Templates,
 };
 use tokio::sync::Semaphore;
 
@@ -45,12 +46,12 @@ impl Gated {
     }
 }
 
-impl Invoker for Gated {
-    fn plan(&self, invocation: &Invocation<'_>) -> TaskGraph {
+impl Invoker<Work> for Gated {
+    fn plan(&self, invocation: &Invocation<'_, Work>) -> TaskGraph {
         self.model.plan(invocation)
     }
 
-    fn run(&self, call: TaskCall) -> TaskFuture {
+    fn run(&self, call: TaskCall<Work>) -> TaskFuture {
         if let Ok(mut p) = self.prompts.lock() {
             p.push((call.task.clone(), call.prompt.clone()));
         }
@@ -335,84 +336,254 @@ async fn refused_requests_leave_the_session_as_it_was() {
     assert!(g.prompts().is_empty(), "no task was started");
 }
 
-#[tokio::test]
-async fn a_template_that_fails_to_render_is_a_clear_error_and_changes_nothing() {
-    let g = Gated::new();
+/// A flow whose template `path` is `source` instead of the spec's.
+fn with_template(g: &Gated, path: &str, source: &str) -> Session<State, Case> {
     let mut templates = Templates::new(<State as GenieSpec>::templates().iter().copied()).unwrap();
-    // A template that names a variable the context does not have.
-    templates
-        .set("templates/classify.jinja2", "Classify {{ qestion }}")
-        .unwrap();
+    templates.set(path, source).unwrap();
     let flow = Flow::<State>::with_templates(g.clone(), templates).unwrap();
-    let (session, _) = flow.start(Case::new("Ada")).unwrap();
-    let before = session.snapshot();
-    let err = session
-        .send("user_input", "where is my parcel?")
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "template `templates/classify.jinja2` failed: undefined value: `qestion` is undefined (line 1)"
-    );
-    assert_eq!(session.snapshot(), before);
-    assert!(g.prompts().is_empty());
+    flow.start(Case::new("Ada")).unwrap().0
 }
 
 #[tokio::test]
-async fn a_render_error_after_an_invoker_is_a_failure_kept_in_the_session() {
+async fn a_user_template_that_fails_to_render_is_a_clear_error_and_changes_nothing() {
     let g = Gated::new();
-    let mut templates = Templates::new(<State as GenieSpec>::templates().iter().copied()).unwrap();
-    templates
-        .set(
-            "templates/ask_clarification.jinja2",
-            "{{ customer.name.first }}",
-        )
+    // A template that names a variable the context does not have.
+    let session = with_template(&g, "templates/goodbye.jinja2", "Bye {{ costumer }}");
+    session
+        .send("user_input", "my invoice shows the wrong address")
         .unwrap();
-    let flow = Flow::<State>::with_templates(g.clone(), templates).unwrap();
-    let (session, _) = flow.start(Case::new("Ada")).unwrap();
+    g.open(10);
+    until(&session, |r| r.state == "PresentAnswer").await;
+    let before = session.snapshot();
+    let err = session.send("close", "thanks").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "template `templates/goodbye.jinja2` failed: undefined value: `costumer` is undefined (line 1)"
+    );
+    assert_eq!(session.snapshot(), before);
+}
+
+#[tokio::test]
+async fn an_invoker_template_is_rendered_by_its_work_and_a_render_error_is_the_works_failure() {
+    let g = Gated::new();
+    let session = with_template(&g, "templates/classify.jinja2", "Classify {{ qestion }}");
+    // The user's event is not refused: the invoker's template is rendered when its work starts, as Genie Flow's
+    // task renders it.
+    let r = session.send("user_input", "where is my parcel?").unwrap();
+    assert_eq!(
+        (r.state.as_str(), r.error.as_deref()),
+        ("ClassifyQuestion", None)
+    );
+    assert_eq!(
+        texts(&session)[1],
+        (Actor::User, "where is my parcel?".to_owned())
+    );
+    g.open(10);
+    // The classification failed before any task ran; `ClassifyQuestion` follows the machine's `on_failure
+    // continue;`: its event goes on with an empty input, and with nothing classified nothing is retrieved or
+    // drafted, so a person takes over. The failure is shown with the next actions of the state reached.
+    let r = until(&session, |r| r.state == "HandedOver").await;
+    let failure = "the work of `ClassifyQuestion` failed: template `templates/classify.jinja2` failed: undefined value: `qestion` is undefined (line 1)";
+    assert_eq!(r.error.as_deref(), Some(failure));
+    let tasks: Vec<String> = g.prompts().into_iter().map(|(t, _)| t).collect();
+    assert!(!tasks.contains(&"classify".to_owned()), "{tasks:?}");
+    let failures = session.snapshot().failures().to_vec();
+    assert_eq!((failures.len(), failures[0].task.clone()), (1, None));
+}
+
+#[tokio::test]
+async fn a_render_error_after_an_invoker_is_met_by_the_states_policy() {
+    let g = Gated::new();
+    let session = with_template(
+        &g,
+        "templates/ask_clarification.jinja2",
+        "{{ customer.name.first }}",
+    );
     session.send("user_input", "hello?").unwrap();
-    g.open(1);
-    let r = until(&session, |r| r.error.is_some()).await;
-    // The state is the invoker's, which did its work: the event it sent could not be rendered.
-    assert_eq!(r.state, "ClassifyQuestion");
-    assert!(r.next_actions.is_empty());
+    g.open(10);
+    // The classifier's event (to `AskClarification`) could not be rendered: that is the classifier's failure,
+    // and `continue` sends its event again with an empty input, which the guards send to retrieval.
+    let r = until(&session, |r| r.state == "HandedOver").await;
     let error = r.error.unwrap();
     assert!(error.starts_with("the work of `ClassifyQuestion` failed: template `templates/ask_clarification.jinja2` failed"), "{error}");
+    let transitions = session.context().transitions;
+    assert_eq!(
+        transitions[1],
+        "ClassifyQuestion -advance-> RetrieveDocuments"
+    );
     assert_eq!(session.snapshot().failures().len(), 1);
 }
 
 #[tokio::test]
-async fn an_invoker_failure_is_recorded_shown_and_retried() {
+async fn a_failure_whose_way_out_is_refused_waits_offering_retry_and_abandon() {
+    let g = Gated::new();
+    // `RetrieveDocuments -> DraftAnswer` records `DraftAnswer`'s rendered template, which cannot render: the
+    // retrieval's event is refused, and so is going on with an empty input under `continue`.
+    let session = with_template(&g, "templates/draft_answer.jinja2", "{{ pasages }}");
+    session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    g.open(10);
+    let r = until(&session, |r| r.error.is_some()).await;
+    let why = "template `templates/draft_answer.jinja2` failed: undefined value: `pasages` is undefined (line 1)";
+    assert_eq!(r.state, "RetrieveDocuments");
+    assert_eq!(
+        r.error,
+        Some(format!(
+            "the work of `RetrieveDocuments` failed: {why}, and going on was refused: {why}"
+        ))
+    );
+    // The session is not trapped: the way out is still offered, and a refused one changes nothing.
+    assert_eq!(r.next_actions, [RETRY, ABANDON]);
+    assert_eq!(session.snapshot().failures().len(), 2);
+    let before = session.snapshot();
+    assert_eq!(session.abandon().unwrap_err().to_string(), why);
+    assert_eq!(session.snapshot(), before);
+    // Every task had finished: a retry runs none again, only sends the retrieval's event once more.
+    let r = session.retry().unwrap();
+    assert_eq!(
+        (progress(&r), r.next_actions),
+        (Some((3, 3)), vec![POLL.to_owned()])
+    );
+    let r = until(&session, |r| r.error.is_some()).await;
+    assert_eq!(r.next_actions, [RETRY, ABANDON]);
+    assert_eq!(
+        g.prompts().len(),
+        4,
+        "classify and the three retrieval tasks, once each"
+    );
+}
+
+#[tokio::test]
+async fn a_failure_under_retry_waits_offering_retry_and_abandon() {
     let g = Gated::new();
     let (_, session, _) = start(&g);
-    g.model.fail_once("classify");
-    session.send("user_input", "where is my parcel?").unwrap();
+    assert_eq!(State::ExtractAttachment.on_failure(), FailurePolicy::Retry);
+    g.model.fail_once("ocr");
+    session.send("upload", "screenshot: Error E42").unwrap();
     g.open(1);
     let r = until(&session, |r| r.error.is_some()).await;
-    assert_eq!(r.state, "ClassifyQuestion");
+    assert_eq!(r.state, "ExtractAttachment");
     assert_eq!(
         r.error.as_deref(),
-        Some("task `classify` of `ClassifyQuestion` failed: the model did not answer in time")
+        Some("task `ocr` of `ExtractAttachment` failed: the model did not answer in time")
     );
-    // Nothing to do but retry: every event is refused with the failure, and the failure stays.
-    assert!(r.next_actions.is_empty());
+    // The way out is offered: retry, or give the work up.
+    assert_eq!(r.next_actions, [RETRY, ABANDON]);
     let before = session.snapshot();
     let err = session.send("user_input", "hello").unwrap_err();
     assert!(matches!(err, GenieError::Failed(_)), "{err}");
+    assert_eq!(
+        err.to_string(),
+        "task `ocr` of `ExtractAttachment` failed: the model did not answer in time; send `retry` or `abandon`"
+    );
     assert_eq!(session.snapshot(), before);
     assert_eq!(session.poll(), r);
-    let r = session.retry().unwrap();
+    let r = session.send(RETRY, "").unwrap();
     assert_eq!(
-        (r.next_actions.clone(), progress(&r)),
-        (vec![POLL.to_owned()], Some((0, 1)))
+        (r.next_actions.clone(), progress(&r), r.error),
+        (vec![POLL.to_owned()], Some((0, 1)), None)
     );
-    g.open(10);
-    let r = until(&session, |r| r.state == "PresentAnswer").await;
+    g.open(1);
+    let r = until(&session, |r| r.state == "ClassifyQuestion").await;
     assert_eq!(r.error, None);
     // The failure is history now, never lost.
     let failures = session.snapshot().failures().to_vec();
     assert_eq!(failures.len(), 1);
-    assert_eq!(failures[0].task.as_deref(), Some("classify"));
-    assert_eq!(session.retry().unwrap_err(), GenieError::NothingToRetry);
+    assert_eq!(failures[0].task.as_deref(), Some("ocr"));
+    assert_eq!(session.retry().unwrap_err(), GenieError::NothingFailed);
+}
+
+#[tokio::test]
+async fn abandoned_work_goes_on_as_continue_does_and_the_failure_shows_until_the_users_next_event()
+{
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    g.model.take_down("ocr");
+    session.send("upload", "screenshot: Error E42").unwrap();
+    g.open(1);
+    until(&session, |r| r.error.is_some()).await;
+    let r = session.send(ABANDON, "").unwrap();
+    // The state's event, with an empty input: the classifier runs on no extracted text.
+    assert_eq!(
+        (r.state.as_str(), progress(&r)),
+        ("ClassifyQuestion", Some((0, 1)))
+    );
+    assert!(r.error.unwrap().ends_with("the model is down"));
+    assert_eq!(session.snapshot().actor_input(), "");
+    g.open(1);
+    let r = until(&session, |r| r.state == "AskClarification").await;
+    assert!(r.error.is_some(), "shown until the user's next event");
+    assert_eq!(r.next_actions, ["user_input", "upload", "escalate"]);
+    let r = session.send("escalate", "").unwrap();
+    assert_eq!(r.error, None);
+    assert_eq!(session.abandon().unwrap_err(), GenieError::NothingFailed);
+}
+
+#[tokio::test]
+async fn a_failure_under_continue_sends_the_event_on_with_an_empty_input() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    assert_eq!(
+        State::ClassifyQuestion.on_failure(),
+        FailurePolicy::Continue
+    );
+    g.model.fail_once("classify");
+    session
+        .send("user_input", "where is my parcel? it is late")
+        .unwrap();
+    g.open(1);
+    // As Genie Flow's error handler does: the event goes on with an empty input (no classification: retrieval
+    // on nothing), and the error comes with the next state's actions rather than trapping the session.
+    let r = until(&session, |r| r.state == "RetrieveDocuments").await;
+    assert_eq!(r.next_actions, [POLL]);
+    assert_eq!(
+        r.error.as_deref(),
+        Some("task `classify` of `ClassifyQuestion` failed: the model did not answer in time")
+    );
+    assert_eq!(session.snapshot().actor_input(), "");
+}
+
+#[tokio::test]
+async fn a_failure_event_takes_the_specs_way_out() {
+    let g = Gated::new();
+    let (_, session, _) = start(&g);
+    assert_eq!(
+        State::DraftAnswer.on_failure(),
+        FailurePolicy::Send("draft_failed")
+    );
+    g.model.take_down("draft");
+    session
+        .send("user_input", "my invoice shows the wrong address")
+        .unwrap();
+    g.open(10);
+    let r = until(&session, |r| r.state == "HandedOver").await;
+    assert_eq!(
+        r.error.as_deref(),
+        Some("task `draft` of `DraftAnswer` failed: the model is down")
+    );
+    let case = session.context();
+    assert_eq!(
+        case.transitions[3],
+        "DraftAnswer -draft_failed-> SummariseForAgent"
+    );
+    // The spec's transition on the failure event ran its action, and the hand-over its own.
+    assert_eq!(case.notified, 2);
+    // `review`, which needs the draft, never ran.
+    assert!(!g.prompts().iter().any(|(t, _)| t == "review"));
+}
+
+#[test]
+fn the_spec_names_the_work_each_invoker_state_runs() {
+    assert_eq!(State::ClassifyQuestion.work(), Some(Work::Classification));
+    assert_eq!(State::RetrieveDocuments.work(), Some(Work::Retrieval));
+    assert_eq!(State::Welcome.work(), None);
+    assert_eq!(Work::Drafting.name(), "drafting");
+    assert_eq!(Work::ALL.len(), 5);
+    for s in State::ALL {
+        let invoker = s.state_type() == fsmc_runtime::genie::StateType::Invoker;
+        assert_eq!(s.work().is_some(), invoker, "{s}");
+    }
 }
 
 #[tokio::test]
@@ -472,14 +643,16 @@ async fn the_response_is_what_a_web_front_end_reads() {
     let r = session
         .send("upload", "screenshot: Error E42 payment declined")
         .unwrap();
-    // `(Welcome, upload)` persists nothing: the raw upload stays out of the dialogue.
-    assert_eq!(texts(&session).len(), 1);
+    // `(Welcome, upload)` runs `note_upload`, which records a note of the upload instead of the upload; the
+    // customer is shown what the dialogue recorded.
+    let note = "[uploaded a file of 38 characters]";
+    assert_eq!(texts(&session)[1], (Actor::User, note.to_owned()));
     let json = serde_json::to_value(&r).unwrap();
     assert_eq!(
         json,
         serde_json::json!({
             "state": "ExtractAttachment",
-            "output": WELCOME,
+            "output": note,
             "next_actions": ["poll"],
             "progress": {"done": 0, "total": 1},
             "error": null,
@@ -500,6 +673,14 @@ async fn a_snapshot_that_does_not_fit_the_machine_is_refused() {
     session.send("user_input", "where is my parcel?").unwrap();
     let mut json: serde_json::Value = serde_json::to_value(session.snapshot()).unwrap();
     session.close();
+    // An invoker state without its work: resuming it would skip the invoker.
+    let mut skipped = json.clone();
+    skipped["task"] = serde_json::Value::Null;
+    let model: Model<State, Case> = serde_json::from_value(skipped).unwrap();
+    assert_eq!(
+        flow.resume(model).unwrap_err().to_string(),
+        "the session cannot be resumed: it is in the invoker state `ClassifyQuestion` without the work that state runs"
+    );
     // Work in flight in a user state.
     json["state"] = serde_json::json!("Welcome");
     let model: Model<State, Case> = serde_json::from_value(json.clone()).unwrap();
@@ -508,8 +689,13 @@ async fn a_snapshot_that_does_not_fit_the_machine_is_refused() {
         err.to_string(),
         "the session cannot be resumed: it has work in flight in `Welcome`, which is a user state"
     );
-    // Progress that does not match the outputs recorded.
+    // The actor of an invoker state is the assistant.
     json["state"] = serde_json::json!("ClassifyQuestion");
+    json["actor"] = serde_json::json!("user");
+    let model: Model<State, Case> = serde_json::from_value(json.clone()).unwrap();
+    assert!(matches!(flow.resume(model), Err(GenieError::Snapshot(_))));
+    json["actor"] = serde_json::json!("assistant");
+    // Progress that does not match the outputs recorded.
     json["task"]["progress"]["done"] = serde_json::json!(1);
     let model: Model<State, Case> = serde_json::from_value(json.clone()).unwrap();
     assert!(matches!(flow.resume(model), Err(GenieError::Snapshot(_))));

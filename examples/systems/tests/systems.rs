@@ -7,10 +7,10 @@ use fsmc_examples::tac;
 fn a_performative_out_of_turn_is_rejected_with_the_accepted_ones() {
     use tac::fipa_negotiation::{Event, State};
     let err = State::Idle.next(Event::Accept).unwrap_err();
-    assert_eq!(err.accepted, [Event::Cfp]);
+    assert_eq!(err.accepted, [Event::CallToBuy, Event::CallToSell]);
     assert_eq!(
         err.to_string(),
-        "event `Accept` is not accepted in state `Idle`; it accepts: `Cfp`"
+        "event `Accept` is not accepted in state `Idle`; it accepts: `CallToBuy`, `CallToSell`"
     );
 }
 
@@ -87,4 +87,45 @@ fn states_and_events_serialize_as_their_spec_names() {
         let text = serde_json::to_string(s).unwrap();
         assert_eq!(serde_json::from_str::<State>(&text).unwrap(), *s);
     }
+}
+
+mod ping {
+    fsmc_runtime::fsm!(
+        r#"
+        /// One question, one answer; only the answerer's copy logs the question.
+        machine Ping: dialogue {
+            roles asker, answerer;
+            event Ask by asker;
+            event Answer by responder;
+            start default state Idle;
+            state Asked;
+            final state Answered;
+            (Idle, Ask) -> Asked receiver do log_question;
+            (Asked, Answer) -> Answered;
+        }
+        "#
+    );
+}
+
+#[test]
+fn an_action_on_one_side_runs_on_that_sides_copy_only() {
+    use ping::ping::{Dialogues, Hooks, Message, State, Transition};
+    #[derive(Default)]
+    struct Log(Vec<String>);
+    impl Hooks for Log {
+        fn log_question(&mut self, t: &Transition<'_>) {
+            self.0.push(t.profile.me().to_string());
+        }
+    }
+    let (mut asker, mut answerer) = (Dialogues::new("ann"), Dialogues::new("bo"));
+    let (mut a, mut b) = (Log::default(), Log::default());
+    let ask = asker.open("bo", Message::Ask, &mut a).unwrap();
+    assert_eq!(answerer.receive(&ask, &mut b), Ok(State::Asked));
+    // The machine's one action is on the receiver's side: the sender's copy ran nothing.
+    assert!(a.0.is_empty());
+    assert_eq!(b.0, ["bo"]);
+    let d = ask.header.dialogue.clone();
+    let answer = answerer.send(&d, Message::Answer, &mut b).unwrap();
+    assert_eq!(asker.receive(&answer, &mut a), Ok(State::Answered));
+    assert_eq!((a.0.len(), b.0.len()), (0, 1));
 }

@@ -1,134 +1,16 @@
-//! Transactions and an agent's ledger, after TAC's transaction manager: holdings, the transaction requests
-//! agents send the controller, and the stores of pending proposals, pending initial acceptances and locked
-//! transactions.
+//! An agent's ledger, after TAC's transaction manager: the stores of pending proposals, pending initial
+//! acceptances and locked transactions, each entry stamped with when it was made so that stale ones expire.
 
-use super::message::{Address, DialogueReference, MessageId};
+use super::message::{DialogueReference, MessageId};
+use super::transaction::{Holdings, Tick, TransactionId, TransactionRequest};
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::{self, Display, Formatter};
 
-/// Names one transaction for both parties and the controller: the dialogue it was negotiated in. A dialogue
-/// ends with at most one transaction, so each party derives the id from its own copy of the dialogue (as TAC
-/// derives it from the dialogue label); it never travels as contents a counterparty could get wrong.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TransactionId(pub DialogueReference);
-
-impl Display for TransactionId {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// A transaction as one party sees it, and the request it sends the controller to settle it: TAC's
-/// `Transaction` (id, sender, counterparty, whether the sender buys, amount, quantities by good).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TransactionRequest<G: Ord> {
-    /// The transaction.
-    pub id: TransactionId,
-    /// The party this is the view of, which sends the request.
-    pub sender: Address,
-    /// The other party.
-    pub counterparty: Address,
-    /// Whether the sender buys (pays `amount` and receives the goods) or sells.
-    pub is_sender_buyer: bool,
-    /// The money the buyer pays the seller.
-    pub amount: u64,
-    /// The goods the seller hands the buyer, by good.
-    pub quantities: BTreeMap<G, u64>,
-}
-
-impl<G: Ord + Clone> TransactionRequest<G> {
-    /// Whether `other` is the counterparty's request for the same transaction, as TAC's controller decides:
-    /// same id, senders and counterparties swapped, one buyer and one seller, same amount and quantities.
-    pub fn matches(&self, other: &Self) -> bool {
-        self.id == other.id
-            && self.sender == other.counterparty
-            && self.counterparty == other.sender
-            && self.is_sender_buyer != other.is_sender_buyer
-            && self.amount == other.amount
-            && self.quantities == other.quantities
-    }
-
-    /// The same transaction as the counterparty sees it.
-    pub fn mirror(&self) -> Self {
-        Self {
-            id: self.id.clone(),
-            sender: self.counterparty.clone(),
-            counterparty: self.sender.clone(),
-            is_sender_buyer: !self.is_sender_buyer,
-            amount: self.amount,
-            quantities: self.quantities.clone(),
-        }
-    }
-}
-
-impl<G: Ord + Display> Display for TransactionRequest<G> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let (verb, dir) = if self.is_sender_buyer {
-            ("buys", "from")
-        } else {
-            ("sells", "to")
-        };
-        write!(f, "{} {verb} ", self.sender)?;
-        for (i, (good, n)) in self.quantities.iter().enumerate() {
-            if i > 0 {
-                f.write_str(", ")?;
-            }
-            write!(f, "{n} {good}")?;
-        }
-        write!(f, " {dir} {} for {}", self.counterparty, self.amount)
-    }
-}
-
-/// An agent's money and goods.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Holdings<G: Ord> {
-    /// Money.
-    pub money: u64,
-    /// Quantity held of each good.
-    pub goods: BTreeMap<G, u64>,
-}
-
-impl<G: Ord + Clone> Holdings<G> {
-    /// Holdings of `money` and `goods`.
-    pub fn new(money: u64, goods: impl IntoIterator<Item = (G, u64)>) -> Self {
-        Self {
-            money,
-            goods: goods.into_iter().collect(),
-        }
-    }
-
-    /// The quantity held of `good`.
-    pub fn quantity(&self, good: &G) -> u64 {
-        self.goods.get(good).copied().unwrap_or(0)
-    }
-
-    /// These holdings after `tx` settles, for its sender; `None` when they cannot cover it (a buyer short of
-    /// money, a seller short of a good) or a total would overflow.
-    pub fn apply(&self, tx: &TransactionRequest<G>) -> Option<Self> {
-        let mut next = self.clone();
-        next.money = if tx.is_sender_buyer {
-            self.money.checked_sub(tx.amount)?
-        } else {
-            self.money.checked_add(tx.amount)?
-        };
-        for (good, &n) in &tx.quantities {
-            let held = self.quantity(good);
-            let after = if tx.is_sender_buyer {
-                held.checked_add(n)?
-            } else {
-                held.checked_sub(n)?
-            };
-            next.goods.insert(good.clone(), after);
-        }
-        Some(next)
-    }
-}
-
 /// Which of an [`AgentLedger`]'s stores an operation used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LedgerStore {
-    /// Transactions the agent committed to and awaits the controller's answer on.
+    /// Transactions the agent committed to and awaits the counterparty's or the controller's answer on.
     Locked,
     /// Proposals the agent sent and awaits an answer to.
     Proposals,
@@ -147,7 +29,8 @@ impl LedgerStore {
     }
 }
 
-/// Why an [`AgentLedger`] operation failed: the two parties' views of a dialogue diverged.
+/// Why an [`AgentLedger`] operation failed: the two parties' views of a dialogue diverged, or an entry it
+/// names expired.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum LedgerError {
     /// Adding a key the store already holds.
@@ -187,11 +70,32 @@ impl Display for MessageKey {
     }
 }
 
-fn add<K: Ord + Display, V>(
-    map: &mut BTreeMap<K, V>,
+/// An entry of a store: the transaction, when it was made, and (for a lock) whether its settlement was
+/// requested from the controller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry<G: Ord> {
+    tx: TransactionRequest<G>,
+    at: Tick,
+    requested: bool,
+}
+
+/// An entry [`AgentLedger::expire`] removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expired<G: Ord> {
+    /// The store it was in.
+    pub store: LedgerStore,
+    /// The transaction.
+    pub tx: TransactionRequest<G>,
+    /// When it was made.
+    pub at: Tick,
+}
+
+fn add<K: Ord + Display, G: Ord>(
+    map: &mut BTreeMap<K, Entry<G>>,
     store: LedgerStore,
     key: K,
-    value: V,
+    tx: TransactionRequest<G>,
+    at: Tick,
 ) -> Result<(), LedgerError> {
     if map.contains_key(&key) {
         return Err(LedgerError::Duplicate {
@@ -199,52 +103,98 @@ fn add<K: Ord + Display, V>(
             key: key.to_string(),
         });
     }
-    map.insert(key, value);
+    let requested = false;
+    map.insert(key, Entry { tx, at, requested });
     Ok(())
 }
 
-fn pop<K: Ord + Display, V>(
-    map: &mut BTreeMap<K, V>,
+fn pop<K: Ord + Display, G: Ord>(
+    map: &mut BTreeMap<K, Entry<G>>,
     store: LedgerStore,
     key: &K,
-) -> Result<V, LedgerError> {
-    map.remove(key).ok_or_else(|| LedgerError::Unknown {
+) -> Result<TransactionRequest<G>, LedgerError> {
+    map.remove(key)
+        .map(|e| e.tx)
+        .ok_or_else(|| LedgerError::Unknown {
+            store,
+            key: key.to_string(),
+        })
+}
+
+/// Removes the entries of `map` made `timeout` ticks or more before `now` (but locks whose settlement was
+/// requested: the controller answers those), adding them to `out`.
+fn expire_from<K: Ord, G: Ord>(
+    map: &mut BTreeMap<K, Entry<G>>,
+    store: LedgerStore,
+    now: Tick,
+    timeout: Tick,
+    out: &mut Vec<Expired<G>>,
+) {
+    let stale = |e: &Entry<G>| !e.requested && now.saturating_sub(e.at) >= timeout;
+    let (gone, kept): (BTreeMap<K, Entry<G>>, BTreeMap<K, Entry<G>>) =
+        std::mem::take(map).into_iter().partition(|(_, e)| stale(e));
+    *map = kept;
+    out.extend(gone.into_values().map(|e| Expired {
         store,
-        key: key.to_string(),
-    })
+        tx: e.tx,
+        at: e.at,
+    }));
 }
 
 /// One agent's negotiation state (TAC's transaction manager): pending proposals and pending initial
-/// acceptances by dialogue and message id, and locked transactions by transaction id.
+/// acceptances by dialogue and message id, and locked transactions by transaction id (at most one per
+/// dialogue, which settles at most one transaction).
 ///
 /// Adding a key twice or popping one that is absent is an error, never an overwrite or a panic: either
 /// means the parties' views of a dialogue diverged, which the agent must hear about.
+///
+/// Entries are stamped with the tick they were made at. With a timeout ([`AgentLedger::with_timeout`]),
+/// [`AgentLedger::expire`] removes those a counterparty left unanswered for that long, as TAC's agents clean up
+/// pending transactions: a lock no longer holds the agent's goods or money for ever. A lock whose settlement the
+/// agent requested ([`AgentLedger::mark_requested`]) is the controller's to answer, and stays until it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AgentLedger<G: Ord> {
-    proposals: BTreeMap<MessageKey, TransactionRequest<G>>,
-    initial_acceptances: BTreeMap<MessageKey, TransactionRequest<G>>,
-    locked: BTreeMap<TransactionId, TransactionRequest<G>>,
+    proposals: BTreeMap<MessageKey, Entry<G>>,
+    initial_acceptances: BTreeMap<MessageKey, Entry<G>>,
+    locked: BTreeMap<TransactionId, Entry<G>>,
+    /// The lock of each dialogue that has one.
+    locked_in: BTreeMap<DialogueReference, TransactionId>,
+    timeout: Option<Tick>,
 }
 
-impl<G: Ord + Clone> AgentLedger<G> {
-    /// An empty ledger.
+impl<G: Ord + Clone + AsRef<str>> AgentLedger<G> {
+    /// An empty ledger whose entries never expire.
     pub const fn new() -> Self {
         Self {
             proposals: BTreeMap::new(),
             initial_acceptances: BTreeMap::new(),
             locked: BTreeMap::new(),
+            locked_in: BTreeMap::new(),
+            timeout: None,
         }
     }
 
-    /// Stores the proposal sent as message `id` of `dialogue`, until the counterparty answers it.
+    /// The same ledger, whose entries expire `timeout` ticks after they were made.
+    pub fn with_timeout(mut self, timeout: Tick) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long an entry lasts unanswered, if entries expire.
+    pub fn timeout(&self) -> Option<Tick> {
+        self.timeout
+    }
+
+    /// Stores the proposal sent as message `id` of `dialogue` at tick `at`, until the counterparty answers it.
     pub fn add_pending_proposal(
         &mut self,
         dialogue: &DialogueReference,
         id: MessageId,
         tx: TransactionRequest<G>,
+        at: Tick,
     ) -> Result<(), LedgerError> {
         let key = MessageKey(dialogue.clone(), id);
-        add(&mut self.proposals, LedgerStore::Proposals, key, tx)
+        add(&mut self.proposals, LedgerStore::Proposals, key, tx, at)
     }
 
     /// Removes and returns the proposal sent as message `id` of `dialogue` (what an accept or decline
@@ -254,11 +204,8 @@ impl<G: Ord + Clone> AgentLedger<G> {
         dialogue: &DialogueReference,
         id: MessageId,
     ) -> Result<TransactionRequest<G>, LedgerError> {
-        pop(
-            &mut self.proposals,
-            LedgerStore::Proposals,
-            &MessageKey(dialogue.clone(), id),
-        )
+        let key = MessageKey(dialogue.clone(), id);
+        pop(&mut self.proposals, LedgerStore::Proposals, &key)
     }
 
     /// The proposal sent as message `id` of `dialogue`, if it is pending.
@@ -267,24 +214,22 @@ impl<G: Ord + Clone> AgentLedger<G> {
         dialogue: &DialogueReference,
         id: MessageId,
     ) -> Option<&TransactionRequest<G>> {
-        self.proposals.get(&MessageKey(dialogue.clone(), id))
+        let key = MessageKey(dialogue.clone(), id);
+        self.proposals.get(&key).map(|e| &e.tx)
     }
 
-    /// Records the initial accept sent as message `id` of `dialogue`, so the answer to it is known to be the
-    /// matching accept.
+    /// Records the initial accept sent as message `id` of `dialogue` at tick `at`, so the answer to it is
+    /// known to be the matching accept.
     pub fn add_pending_initial_acceptance(
         &mut self,
         dialogue: &DialogueReference,
         id: MessageId,
         tx: TransactionRequest<G>,
+        at: Tick,
     ) -> Result<(), LedgerError> {
         let key = MessageKey(dialogue.clone(), id);
-        add(
-            &mut self.initial_acceptances,
-            LedgerStore::InitialAcceptances,
-            key,
-            tx,
-        )
+        let store = LedgerStore::InitialAcceptances;
+        add(&mut self.initial_acceptances, store, key, tx, at)
     }
 
     /// Removes and returns the initial accept sent as message `id` of `dialogue` (what a matching accept or
@@ -294,11 +239,9 @@ impl<G: Ord + Clone> AgentLedger<G> {
         dialogue: &DialogueReference,
         id: MessageId,
     ) -> Result<TransactionRequest<G>, LedgerError> {
-        pop(
-            &mut self.initial_acceptances,
-            LedgerStore::InitialAcceptances,
-            &MessageKey(dialogue.clone(), id),
-        )
+        let key = MessageKey(dialogue.clone(), id);
+        let store = LedgerStore::InitialAcceptances;
+        pop(&mut self.initial_acceptances, store, &key)
     }
 
     /// The initial accept sent as message `id` of `dialogue`, if it is pending.
@@ -307,32 +250,87 @@ impl<G: Ord + Clone> AgentLedger<G> {
         dialogue: &DialogueReference,
         id: MessageId,
     ) -> Option<&TransactionRequest<G>> {
-        self.initial_acceptances
-            .get(&MessageKey(dialogue.clone(), id))
+        let key = MessageKey(dialogue.clone(), id);
+        self.initial_acceptances.get(&key).map(|e| &e.tx)
     }
 
-    /// Locks `tx`: the agent has committed to it, and counts it in its forward-looking state until the
-    /// controller answers.
-    pub fn add_locked_tx(&mut self, tx: TransactionRequest<G>) -> Result<(), LedgerError> {
-        add(&mut self.locked, LedgerStore::Locked, tx.id.clone(), tx)
+    /// Locks `tx` at tick `at`: the agent has committed to it, and counts it in its forward-looking state
+    /// until the counterparty or the controller answers. A dialogue has at most one lock.
+    pub fn add_locked_tx(
+        &mut self,
+        tx: TransactionRequest<G>,
+        at: Tick,
+    ) -> Result<(), LedgerError> {
+        if self.locked_in.contains_key(&tx.dialogue) {
+            return Err(LedgerError::Duplicate {
+                store: LedgerStore::Locked,
+                key: tx.dialogue.to_string(),
+            });
+        }
+        let id = tx.id();
+        let dialogue = tx.dialogue.clone();
+        add(&mut self.locked, LedgerStore::Locked, id, tx, at)?;
+        self.locked_in.insert(dialogue, id);
+        Ok(())
     }
 
-    /// Unlocks and returns transaction `id` (on the controller's confirmation or refusal, or a decline).
+    /// Unlocks and returns transaction `id` (on the controller's confirmation or refusal).
     pub fn pop_locked_tx(
         &mut self,
         id: &TransactionId,
     ) -> Result<TransactionRequest<G>, LedgerError> {
-        pop(&mut self.locked, LedgerStore::Locked, id)
+        let tx = pop(&mut self.locked, LedgerStore::Locked, id)?;
+        self.locked_in.remove(&tx.dialogue);
+        Ok(tx)
+    }
+
+    /// Unlocks and returns the transaction locked in `dialogue` (on a decline).
+    pub fn pop_locked_in(
+        &mut self,
+        dialogue: &DialogueReference,
+    ) -> Result<TransactionRequest<G>, LedgerError> {
+        match self.locked_in.get(dialogue).copied() {
+            Some(id) => self.pop_locked_tx(&id),
+            None => Err(LedgerError::Unknown {
+                store: LedgerStore::Locked,
+                key: dialogue.to_string(),
+            }),
+        }
+    }
+
+    /// Records that the agent asked the controller to settle locked transaction `id`: from now on only the
+    /// controller's answer releases it. Returns the transaction, to send as the request.
+    pub fn mark_requested(
+        &mut self,
+        id: &TransactionId,
+    ) -> Result<&TransactionRequest<G>, LedgerError> {
+        match self.locked.get_mut(id) {
+            Some(e) => {
+                e.requested = true;
+                Ok(&e.tx)
+            }
+            None => Err(LedgerError::Unknown {
+                store: LedgerStore::Locked,
+                key: id.to_string(),
+            }),
+        }
     }
 
     /// The locked transaction `id`, if any.
     pub fn locked_tx(&self, id: &TransactionId) -> Option<&TransactionRequest<G>> {
-        self.locked.get(id)
+        self.locked.get(id).map(|e| &e.tx)
+    }
+
+    /// The transaction locked in `dialogue`, if any.
+    pub fn locked_in(&self, dialogue: &DialogueReference) -> Option<&TransactionRequest<G>> {
+        self.locked_in
+            .get(dialogue)
+            .and_then(|id| self.locked_tx(id))
     }
 
     /// The locked transactions, in id order.
     pub fn locked_txs(&self) -> impl Iterator<Item = &TransactionRequest<G>> {
-        self.locked.values()
+        self.locked.values().map(|e| &e.tx)
     }
 
     /// The pending proposals: (dialogue, message id, transaction).
@@ -341,7 +339,7 @@ impl<G: Ord + Clone> AgentLedger<G> {
     ) -> impl Iterator<Item = (&DialogueReference, MessageId, &TransactionRequest<G>)> {
         self.proposals
             .iter()
-            .map(|(MessageKey(d, id), tx)| (d, *id, tx))
+            .map(|(MessageKey(d, id), e)| (d, *id, &e.tx))
     }
 
     /// The pending initial acceptances: (dialogue, message id, transaction).
@@ -350,7 +348,7 @@ impl<G: Ord + Clone> AgentLedger<G> {
     ) -> impl Iterator<Item = (&DialogueReference, MessageId, &TransactionRequest<G>)> {
         self.initial_acceptances
             .iter()
-            .map(|(MessageKey(d, id), tx)| (d, *id, tx))
+            .map(|(MessageKey(d, id), e)| (d, *id, &e.tx))
     }
 
     /// Whether every store is empty.
@@ -358,16 +356,45 @@ impl<G: Ord + Clone> AgentLedger<G> {
         self.proposals.is_empty() && self.initial_acceptances.is_empty() && self.locked.is_empty()
     }
 
+    /// Removes every entry made `timeout` ticks or more before `now` and left unanswered (every store; a lock
+    /// only if its settlement was not requested), and returns them, oldest store first: proposals, initial
+    /// acceptances, locks. Nothing expires in a ledger without a timeout.
+    pub fn expire(&mut self, now: Tick) -> Vec<Expired<G>> {
+        let Some(timeout) = self.timeout else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let stores = [LedgerStore::Proposals, LedgerStore::InitialAcceptances];
+        for (map, store) in [&mut self.proposals, &mut self.initial_acceptances]
+            .into_iter()
+            .zip(stores)
+        {
+            expire_from(map, store, now, timeout, &mut out);
+        }
+        let before = out.len();
+        expire_from(
+            &mut self.locked,
+            LedgerStore::Locked,
+            now,
+            timeout,
+            &mut out,
+        );
+        for e in out.get(before..).unwrap_or_default() {
+            self.locked_in.remove(&e.tx.dialogue);
+        }
+        out
+    }
+
     /// The forward-looking state (TAC's): `holdings` with every locked transaction applied, as if the
     /// controller had settled them all; `None` if the locks together overcommit the holdings.
     pub fn forward_state(&self, holdings: &Holdings<G>) -> Option<Holdings<G>> {
         self.locked
             .values()
-            .try_fold(holdings.clone(), |h, tx| h.apply(tx))
+            .try_fold(holdings.clone(), |h, e| h.apply(&e.tx))
     }
 }
 
-impl<G: Ord + Clone> Default for AgentLedger<G> {
+impl<G: Ord + Clone + AsRef<str>> Default for AgentLedger<G> {
     fn default() -> Self {
         Self::new()
     }

@@ -110,16 +110,18 @@ pub enum Side {
     Received,
 }
 
-/// What a dialogue's transition carries besides its message: the header, and whether the agent running the
-/// hooks sent or received the message. Every hook of a dialogue machine sees it as `t.profile`.
+/// What a dialogue's transition carries besides its message: the header, whether the agent running the hooks
+/// sent or received the message, and the role it plays in the dialogue (`R`, the generated `Role`). Every hook
+/// of a dialogue machine sees it as `t.profile`.
 ///
 /// Both parties fire the same transition for each message, each on its own copy of the dialogue; the side
-/// tells a hook which half of the protocol step it runs (the sender stores what it proposed, the receiver
-/// recovers it, say).
+/// tells which half of the protocol step runs (the spec's `sender do` and `receiver do` actions run on one side
+/// only), and the role which party's business it is (the buyer pays, whoever opened).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Delivery<'a> {
+pub struct Delivery<'a, R> {
     header: &'a Header,
     side: Side,
+    role: Option<R>,
 }
 
 /// The header of a message fired outside any dialogue (`State::fire` without a delivery): no dialogue, no
@@ -136,20 +138,30 @@ static NO_DIALOGUE: Header = Header {
 };
 
 /// Outside any dialogue: what `State::fire` passes when the protocol machine is driven directly, without a
-/// [`Dialogue`](super::Dialogue) (its header is empty and its message id 0).
-impl Default for Delivery<'_> {
+/// [`Dialogue`](super::Dialogue) (its header is empty, its message id 0, and it has no role).
+impl<R> Default for Delivery<'_, R> {
     fn default() -> Self {
         Self {
             header: &NO_DIALOGUE,
             side: Side::Sent,
+            role: None,
         }
     }
 }
 
-impl<'a> Delivery<'a> {
-    /// The delivery of the message with `header` at `side`.
-    pub const fn new(header: &'a Header, side: Side) -> Self {
-        Self { header, side }
+impl<'a, R: Copy> Delivery<'a, R> {
+    /// The delivery of the message with `header` at `side`, to the party playing `role`.
+    pub const fn new(header: &'a Header, side: Side, role: R) -> Self {
+        Self {
+            header,
+            side,
+            role: Some(role),
+        }
+    }
+
+    /// The role of the agent running the hooks; `None` outside any dialogue.
+    pub const fn role(&self) -> Option<R> {
+        self.role
     }
 
     /// The message's header.

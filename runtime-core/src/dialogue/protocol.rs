@@ -8,6 +8,31 @@ use crate::transition::{InvalidTransition, Machine};
 use std::error::Error;
 use std::fmt::{self, Debug, Display, Formatter};
 
+/// Who sends a performative (`by …` in the spec): a role, or a party named by who opened the dialogue.
+///
+/// A performative sent `by initiator` or `by responder` is sent by whichever role that party plays, so the same
+/// protocol runs whoever opens: a buyer calling for proposals, or a seller offering. The role each party plays is
+/// fixed by the opening performative, which is always sent by a role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Sender<R> {
+    /// `by buyer`: the party that plays this role.
+    Role(R),
+    /// `by initiator`: the party that sent the opening performative.
+    Initiator,
+    /// `by responder`: the party that received it.
+    Responder,
+}
+
+impl<R: Display> Display for Sender<R> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Role(r) => write!(f, "{r}"),
+            Self::Initiator => f.write_str("initiator"),
+            Self::Responder => f.write_str("responder"),
+        }
+    }
+}
+
 /// What a generated dialogue machine's `State` adds to [`Machine`]: its roles, the performative of a message,
 /// and the transition run with a [`Delivery`]. Generated code implements it; [`Dialogue`] and
 /// [`Dialogues`](super::Dialogues) run on it.
@@ -24,9 +49,9 @@ pub trait Protocol:
     /// The performative of `message`.
     fn performative(message: &Self::Message) -> Self::Event;
 
-    /// The role that sends `performative` (`by role` in the spec; every performative of a checked dialogue
-    /// has one).
-    fn sender_role(performative: Self::Event) -> Option<Self::Role>;
+    /// Who sends `performative` (`by …` in the spec; every performative of a checked dialogue says, and every
+    /// opening one names a role).
+    fn sender(performative: Self::Event) -> Option<Sender<Self::Role>>;
 
     /// The other party's role.
     fn other_role(role: Self::Role) -> Self::Role;
@@ -36,7 +61,7 @@ pub trait Protocol:
     fn deliver(
         self,
         message: &Self::Message,
-        delivery: &Delivery<'_>,
+        delivery: &Delivery<'_, Self::Role>,
         hooks: &mut Self::Hooks,
     ) -> Result<Self, InvalidTransition<Self, Self::Event>>;
 }
@@ -78,10 +103,13 @@ pub enum DialogueError<S: 'static, E: 'static, R> {
         sender: Address,
         /// The sender's role in the dialogue.
         role: R,
-        /// The role that sends the performative.
+        /// The role that sends the performative in this dialogue.
         expected: R,
+        /// Who sends the performative, as the spec says it (`by initiator` sends by `expected` here).
+        by: Sender<R>,
     },
-    /// The performative has no sending role (only an unchecked spec can produce one).
+    /// The performative has no sending role, or opens a dialogue without saying which role opens it (only an
+    /// unchecked spec can produce either).
     NoRole {
         /// The performative.
         performative: E,
@@ -104,6 +132,13 @@ pub enum DialogueError<S: 'static, E: 'static, R> {
     Exhausted(DialogueReference),
     /// An agent cannot open a dialogue with itself.
     SelfDialogue(Address),
+    /// A peer tried to open one dialogue more than an agent lets one peer keep open with it.
+    TooManyDialogues {
+        /// The peer.
+        peer: Address,
+        /// How many open dialogues a peer may have with the agent.
+        limit: usize,
+    },
     /// The protocol refused the performative: it is not a reply to the last one (the dialogue's state does
     /// not accept it, or the dialogue has ended), or a validator or guard refused it.
     Refused(InvalidTransition<S, E>),
@@ -133,10 +168,17 @@ impl<S: Display, E: Display, R: Display> Display for DialogueError<S, E, R> {
                 sender,
                 role,
                 expected,
-            } => write!(
-                f,
-                "`{sender}` is the {role} of this dialogue, but `{performative}` is sent by the {expected}"
-            ),
+                by,
+            } => {
+                write!(
+                    f,
+                    "`{sender}` is the {role} of this dialogue, but `{performative}` is sent by the "
+                )?;
+                match by {
+                    Sender::Role(_) => write!(f, "{expected}"),
+                    turn => write!(f, "{turn}, the {expected}"),
+                }
+            }
             Self::NoRole { performative } => {
                 write!(f, "performative `{performative}` has no sending role")
             }
@@ -152,6 +194,10 @@ impl<S: Display, E: Display, R: Display> Display for DialogueError<S, E, R> {
             ),
             Self::Exhausted(r) => write!(f, "dialogue `{r}` has used every message id"),
             Self::SelfDialogue(a) => write!(f, "`{a}` cannot open a dialogue with itself"),
+            Self::TooManyDialogues { peer, limit } => write!(
+                f,
+                "`{peer}` already has {limit} open dialogues with this agent, the most one peer may have"
+            ),
             Self::Refused(e) => write!(f, "{e}"),
         }
     }
@@ -247,6 +293,26 @@ impl<P: Protocol> Dialogue<P> {
         self.reference.initiator == self.me
     }
 
+    /// The role of the party that opened the dialogue.
+    pub fn initiator_role(&self) -> P::Role {
+        if self.is_self_initiated() {
+            self.role
+        } else {
+            self.counterparty_role()
+        }
+    }
+
+    /// The role that sends `performative` in this dialogue: its role in the spec, or the role of the party
+    /// that sends it (the initiator's or the responder's).
+    pub fn role_sending(&self, performative: P::Event) -> Result<P::Role, ErrorOf<P>> {
+        match P::sender(performative) {
+            None => Err(DialogueError::NoRole { performative }),
+            Some(Sender::Role(role)) => Ok(role),
+            Some(Sender::Initiator) => Ok(self.initiator_role()),
+            Some(Sender::Responder) => Ok(P::other_role(self.initiator_role())),
+        }
+    }
+
     /// The protocol state.
     pub fn state(&self) -> P {
         self.state
@@ -313,17 +379,15 @@ impl<P: Protocol> Dialogue<P> {
             });
         }
         let performative = P::performative(&envelope.message);
-        match P::sender_role(performative) {
-            None => return Err(DialogueError::NoRole { performative }),
-            Some(expected) if expected != sender_role => {
-                return Err(DialogueError::WrongRole {
-                    performative,
-                    sender: h.sender.clone(),
-                    role: sender_role,
-                    expected,
-                });
-            }
-            Some(_) => {}
+        let expected = self.role_sending(performative)?;
+        if expected != sender_role {
+            return Err(DialogueError::WrongRole {
+                performative,
+                sender: h.sender.clone(),
+                role: sender_role,
+                expected,
+                by: P::sender(performative).unwrap_or(Sender::Role(expected)),
+            });
         }
         let expected = self
             .last
@@ -359,7 +423,7 @@ impl<P: Protocol> Dialogue<P> {
         hooks: &mut P::Hooks,
     ) -> Result<P, ErrorOf<P>> {
         let performative = self.check(envelope, side)?;
-        let delivery = Delivery::new(&envelope.header, side);
+        let delivery = Delivery::new(&envelope.header, side, self.role);
         let next = self
             .state
             .deliver(&envelope.message, &delivery, hooks)

@@ -1,8 +1,13 @@
-//! An agent's dialogues, keyed by dialogue reference: how one agent runs many negotiations at once.
+//! An agent's dialogues, keyed by dialogue reference: how one agent runs many negotiations at once, and how
+//! many one peer may open with it.
 
 use super::message::{Address, DialogueReference, Envelope, FIRST_MESSAGE_ID};
-use super::protocol::{Dialogue, DialogueError, ErrorOf, Protocol};
+use super::protocol::{Dialogue, DialogueError, ErrorOf, Protocol, Sender};
 use std::collections::BTreeMap;
+
+/// How many open dialogues one peer may have with an agent unless the agent says otherwise
+/// ([`Dialogues::with_peer_limit`]).
+pub const DEFAULT_PEER_LIMIT: usize = 16;
 
 /// Every dialogue one agent takes part in, by reference.
 ///
@@ -10,21 +15,46 @@ use std::collections::BTreeMap;
 /// incoming message goes through [`Dialogues::receive`], which finds its dialogue by reference, or opens the
 /// agent's copy when the message is a valid opening from its initiator. A refused message leaves the store
 /// as it was: no dialogue is created, none changes, no nonce is spent.
+///
+/// Each dialogue holds state (and, in a negotiation, commitments in the agent's ledger), so one peer may keep
+/// at most [`Dialogues::peer_limit`] dialogues it opened with the agent open at once; an opening beyond that is
+/// refused with [`DialogueError::TooManyDialogues`] until one of them ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dialogues<P: Protocol> {
     me: Address,
     next_nonce: u64,
     dialogues: BTreeMap<DialogueReference, Dialogue<P>>,
+    peer_limit: usize,
+    /// For each peer, how many of the dialogues it opened with this agent are open.
+    opened_by: BTreeMap<Address, usize>,
 }
 
 impl<P: Protocol> Dialogues<P> {
-    /// The dialogues of agent `me`: none yet.
+    /// The dialogues of agent `me`: none yet; a peer may keep [`DEFAULT_PEER_LIMIT`] open.
     pub fn new(me: impl Into<Address>) -> Self {
         Self {
             me: me.into(),
             next_nonce: 1,
             dialogues: BTreeMap::new(),
+            peer_limit: DEFAULT_PEER_LIMIT,
+            opened_by: BTreeMap::new(),
         }
+    }
+
+    /// The same store, letting one peer keep at most `limit` dialogues it opened open at once.
+    pub fn with_peer_limit(mut self, limit: usize) -> Self {
+        self.peer_limit = limit;
+        self
+    }
+
+    /// How many open dialogues one peer may have opened with this agent.
+    pub fn peer_limit(&self) -> usize {
+        self.peer_limit
+    }
+
+    /// How many of the dialogues `peer` opened with this agent are still open.
+    pub fn opened_by(&self, peer: &Address) -> usize {
+        self.opened_by.get(peer).copied().unwrap_or(0)
     }
 
     /// The agent whose dialogues these are.
@@ -46,7 +76,7 @@ impl<P: Protocol> Dialogues<P> {
             return Err(DialogueError::SelfDialogue(counterparty));
         }
         let performative = P::performative(&message);
-        let role = P::sender_role(performative).ok_or(DialogueError::NoRole { performative })?;
+        let role = opener_role::<P>(performative)?;
         let reference = DialogueReference::new(self.me.clone(), self.next_nonce);
         let next_nonce = self
             .next_nonce
@@ -69,15 +99,19 @@ impl<P: Protocol> Dialogues<P> {
         message: P::Message,
         hooks: &mut P::Hooks,
     ) -> Result<Envelope<P::Message>, ErrorOf<P>> {
-        self.dialogues
+        let dialogue = self
+            .dialogues
             .get_mut(reference)
-            .ok_or_else(|| DialogueError::UnknownDialogue(reference.clone()))?
-            .send(message, hooks)
+            .ok_or_else(|| DialogueError::UnknownDialogue(reference.clone()))?;
+        let open = !dialogue.is_ended();
+        let out = dialogue.send(message, hooks);
+        self.count_end(reference, open);
+        out
     }
 
     /// Receives `envelope`: in its dialogue if this agent has it; otherwise, if it opens a dialogue (message
-    /// id 1, sent by the reference's initiator), in a new copy where this agent plays the other role.
-    /// Returns the dialogue's new state.
+    /// id 1, sent by the reference's initiator, who has fewer open dialogues with this agent than the limit),
+    /// in a new copy where this agent plays the other role. Returns the dialogue's new state.
     pub fn receive(
         &mut self,
         envelope: &Envelope<P::Message>,
@@ -85,7 +119,10 @@ impl<P: Protocol> Dialogues<P> {
     ) -> Result<P, ErrorOf<P>> {
         let h = &envelope.header;
         if let Some(dialogue) = self.dialogues.get_mut(&h.dialogue) {
-            return dialogue.receive(envelope, hooks);
+            let open = !dialogue.is_ended();
+            let out = dialogue.receive(envelope, hooks);
+            self.count_end(&h.dialogue, open);
+            return out;
         }
         if h.message_id != FIRST_MESSAGE_ID || h.dialogue.initiator == self.me {
             return Err(DialogueError::UnknownDialogue(h.dialogue.clone()));
@@ -96,8 +133,13 @@ impl<P: Protocol> Dialogues<P> {
                 expected: h.dialogue.initiator.clone(),
             });
         }
-        let performative = P::performative(&envelope.message);
-        let opener = P::sender_role(performative).ok_or(DialogueError::NoRole { performative })?;
+        if self.opened_by(&h.sender) >= self.peer_limit {
+            return Err(DialogueError::TooManyDialogues {
+                peer: h.sender.clone(),
+                limit: self.peer_limit,
+            });
+        }
+        let opener = opener_role::<P>(P::performative(&envelope.message))?;
         let mut dialogue = Dialogue::new(
             h.dialogue.clone(),
             self.me.clone(),
@@ -105,8 +147,29 @@ impl<P: Protocol> Dialogues<P> {
             P::other_role(opener),
         );
         let state = dialogue.receive(envelope, hooks)?;
+        if !dialogue.is_ended() {
+            let count = self.opened_by.entry(h.sender.clone()).or_insert(0);
+            *count = count.saturating_add(1);
+        }
         self.dialogues.insert(h.dialogue.clone(), dialogue);
         Ok(state)
+    }
+
+    /// After a message in dialogue `reference`, which was `open` before it: if the message ended a dialogue
+    /// a peer opened, the peer has one open dialogue fewer.
+    fn count_end(&mut self, reference: &DialogueReference, open: bool) {
+        let Some(d) = self.dialogues.get(reference) else {
+            return;
+        };
+        if open && d.is_ended() && !d.is_self_initiated() {
+            let peer = d.counterparty().clone();
+            if let Some(count) = self.opened_by.get_mut(&peer) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    self.opened_by.remove(&peer);
+                }
+            }
+        }
     }
 
     /// The dialogue `reference`, if this agent has it.
@@ -132,5 +195,14 @@ impl<P: Protocol> Dialogues<P> {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.dialogues.is_empty()
+    }
+}
+
+/// The role of the party that sends `performative` to open a dialogue: an opening performative is sent by a
+/// role, which fixes the role each party plays for the rest of the dialogue.
+fn opener_role<P: Protocol>(performative: P::Event) -> Result<P::Role, ErrorOf<P>> {
+    match P::sender(performative) {
+        Some(Sender::Role(role)) => Ok(role),
+        _ => Err(DialogueError::NoRole { performative }),
     }
 }

@@ -1,7 +1,7 @@
 //! The chat history (Genie Flow's dialogue), the progress of an invoker's task, and the turn every hook of a
 //! Genie machine sees. Plain data: no template engine, no async runtime.
 
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use super::{Actor, Persistence};
 
@@ -118,12 +118,21 @@ impl ChatHistory {
 ///
 /// The persistence a transition records is decided before its hooks run (its transition type, or the spec's
 /// `persist`); a hook may change it for this one transition with [`Turn::persist`], as Genie Flow lets any
-/// hook before `after_transition` change `dialogue_persistence` (an enter hook is the usual place).
+/// hook before `after_transition` change `dialogue_persistence` (an enter hook is the usual place), or record
+/// a derivative of the input instead with [`Turn::record`] (a note of an uploaded file rather than its
+/// bytes). The last of the two calls decides.
 #[derive(Debug, Default)]
 pub struct Turn<'a> {
     input: &'a str,
     dialogue: &'a [Utterance],
-    persistence: Cell<Option<Persistence>>,
+    choice: RefCell<Option<Choice>>,
+}
+
+/// What a hook chose to record instead of the transition's default.
+#[derive(Clone, Debug)]
+enum Choice {
+    Persist(Persistence),
+    Record(String),
 }
 
 impl<'a> Turn<'a> {
@@ -132,7 +141,7 @@ impl<'a> Turn<'a> {
         Self {
             input,
             dialogue,
-            persistence: Cell::new(None),
+            choice: RefCell::new(None),
         }
     }
 
@@ -148,12 +157,30 @@ impl<'a> Turn<'a> {
 
     /// Records `persistence` instead of the default for this transition.
     pub fn persist(&self, persistence: Persistence) {
-        self.persistence.set(Some(persistence));
+        self.choice.replace(Some(Choice::Persist(persistence)));
     }
 
-    /// What a hook set with [`Turn::persist`], if any.
+    /// Records `text` in the dialogue for this transition, said by the transition's actor, instead of what its
+    /// persistence would record: a derivative of the input (a summary, a note of a file, the input with a
+    /// secret masked). A user who started an invoker is shown it, as the dialogue's latest utterance.
+    pub fn record(&self, text: impl Into<String>) {
+        self.choice.replace(Some(Choice::Record(text.into())));
+    }
+
+    /// What a hook set with [`Turn::persist`], if that was the last choice made.
     pub fn persistence_override(&self) -> Option<Persistence> {
-        self.persistence.get()
+        match &*self.choice.borrow() {
+            Some(Choice::Persist(p)) => Some(*p),
+            _ => None,
+        }
+    }
+
+    /// What a hook set with [`Turn::record`], if that was the last choice made.
+    pub fn derivative(&self) -> Option<String> {
+        match &*self.choice.borrow() {
+            Some(Choice::Record(text)) => Some(text.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -198,6 +225,16 @@ mod tests {
         assert_eq!(turn.persistence_override(), None);
         turn.persist(Persistence::None);
         assert_eq!(turn.persistence_override(), Some(Persistence::None));
+        assert_eq!(turn.derivative(), None);
+        // The last choice decides: a derivative replaces the override, and the other way round.
+        turn.record("a file of 3 bytes");
+        assert_eq!(turn.persistence_override(), None);
+        assert_eq!(turn.derivative().as_deref(), Some("a file of 3 bytes"));
+        turn.persist(Persistence::Raw);
+        assert_eq!(
+            (turn.persistence_override(), turn.derivative()),
+            (Some(Persistence::Raw), None)
+        );
         assert_eq!(Turn::default().actor_input(), "");
     }
 }

@@ -5,7 +5,7 @@
 
 use std::fmt::{self, Debug, Display, Formatter};
 
-use super::{POLL, Persistence, StateType, TaskProgress, Turn};
+use super::{ABANDON, POLL, Persistence, RETRY, StateType, TaskProgress, Turn};
 use crate::transition::InvalidTransition;
 
 /// The facts of a generated Genie machine's `State` that every session of it shares. Generated code
@@ -27,6 +27,32 @@ pub trait GenieSpec: Copy + Eq + Debug + Display + Send + Sync + 'static {
     fn templates() -> &'static [(&'static str, &'static str)];
     /// The names of the events the state accepts, in spec order.
     fn accepted_names(self) -> &'static [&'static str];
+
+    /// The names of the work invoker states run (`runs NAME;`): the module's `Work` enum, so that an invoker
+    /// dispatches on a typed name the spec checked, never on a state's name.
+    type Work: Copy + Eq + Debug + Display + Send + Sync + 'static;
+    /// The work an invoker state runs; `None` for a user state.
+    fn work(self) -> Option<Self::Work>;
+    /// What the state does when its work fails: its `on_failure`, else the machine's, else
+    /// [`FailurePolicy::Continue`] (Genie Flow's behaviour).
+    fn on_failure(self) -> FailurePolicy;
+}
+
+/// What an invoker state does when its work fails (a task's error or panic, its template failing to render,
+/// its event refused), as the spec's `on_failure` says. Every failure is kept in `Model::failures` whatever
+/// the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FailurePolicy {
+    /// `on_failure retry;`: the session waits with the failure shown and offers `retry` (run what did not
+    /// finish again) and `abandon` (go on as `Continue` does).
+    Retry,
+    /// `on_failure continue;`, the default: the state's event is sent on with an empty input, and the next
+    /// response shows the failure with the next actions of the state reached, as Genie Flow's error handler
+    /// does.
+    Continue,
+    /// `on_failure = EVENT;`: the state sends this event, with the failure's message as its input; the spec's
+    /// transition on it is the way out.
+    Send(&'static str),
 }
 
 /// A generated Genie machine's `State`, as a session drives it with a context of type `C` (the user's
@@ -39,7 +65,7 @@ pub trait GenieMachine<C: ?Sized>: GenieSpec {
 }
 
 /// A transition a Genie machine made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[doc(hidden)]
 pub struct Step<S> {
     /// The source state.
@@ -50,16 +76,21 @@ pub struct Step<S> {
     pub to: S,
     /// What the dialogue records: the spec's `persist`, the transition type's default, or what a hook set.
     pub persistence: Persistence,
+    /// The text a hook recorded instead ([`Turn::record`]), which the dialogue records whatever the
+    /// persistence.
+    pub recorded: Option<String>,
 }
 
-/// An invoker failure, kept in the session: the current one is shown with every response until
-/// `Session::retry`, and all of them stay in `Model::failures`.
+/// An invoker failure, kept in the session: the current one is shown with the responses that follow it (until
+/// the failed work is retried or abandoned, or the user's next event), and all of them stay in
+/// `Model::failures`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Failure {
     /// The invoker state.
     pub state: String,
-    /// The task that failed; `None` when the DAG's end failed (no event to send, the event refused).
+    /// The task that failed; `None` when the work failed outside a task (its template did not render, no
+    /// event to send, the event refused).
     pub task: Option<String>,
     /// What went wrong.
     pub message: String,
@@ -89,7 +120,7 @@ pub enum GenieError {
         /// How far its DAG has got.
         progress: TaskProgress,
     },
-    /// The invoker's work failed; `Session::retry` runs it again.
+    /// The invoker's work failed and waits: `retry` runs it again, `abandon` gives it up.
     Failed(Failure),
     /// The event is not an event of the machine.
     UnknownEvent {
@@ -128,8 +159,11 @@ pub enum GenieError {
     },
     /// No Tokio runtime to run invoker tasks on: create flows inside one.
     NoRuntime,
-    /// `Session::retry` was called with no failed work to retry.
-    NothingToRetry,
+    /// `retry` or `abandon` was asked with no failed work waiting.
+    NothingFailed,
+    /// The session store failed (or its lock could not be taken in time); the session is as the store last
+    /// kept it.
+    Store(String),
     /// A session `Model` that cannot be resumed (a DAG that does not fit its recorded outputs, or work in
     /// flight in a user state).
     Snapshot(String),
@@ -171,7 +205,9 @@ impl Display for GenieError {
                 progress.done(),
                 progress.total()
             ),
-            GenieError::Failed(failure) => write!(f, "{failure}; retry it"),
+            GenieError::Failed(failure) => {
+                write!(f, "{failure}; send `{RETRY}` or `{ABANDON}`")
+            }
             GenieError::UnknownEvent {
                 machine,
                 state,
@@ -202,7 +238,10 @@ impl Display for GenieError {
             GenieError::NoRuntime => f.write_str(
                 "no Tokio runtime is running: create the flow inside one (invoker tasks run on it)",
             ),
-            GenieError::NothingToRetry => f.write_str("no failed work to retry"),
+            GenieError::NothingFailed => {
+                f.write_str("no failed work waits to be retried or abandoned")
+            }
+            GenieError::Store(why) => write!(f, "the session store failed: {why}"),
             GenieError::Snapshot(why) => write!(f, "the session cannot be resumed: {why}"),
         }
     }

@@ -1,6 +1,7 @@
 //! Genie Flow support: transition types, dialogue persistence, the chat history and the turn every hook
 //! of a Genie machine sees, and — with the `genie` feature — sessions that render Jinja2 templates and run
-//! invoker work as a DAG of asynchronous tasks.
+//! invoker work as a DAG of asynchronous tasks, in memory ([`Session`]) or in a shared store with a lock per
+//! session ([`Worker`] over a [`SessionStore`]).
 //!
 //! A Genie state is a `user` state (waiting for the user) or an `invoker` state (running asynchronous work).
 //! The pair (source type, target type) of a transition decides who the actor is and what enters the dialogue.
@@ -10,34 +11,48 @@
 //! is behind the runtime's `genie` feature. `docs/genie.md` walks through a whole session.
 
 // What generated code provides, and what it calls here (the contract with the code generator): a `genie`
-// machine's `State` implements `GenieSpec` (its facts: name, start, each state's `StateType`, template and
-// accepted event names, and the template sources read at compile time) and, for every context implementing
-// its `Hooks`, `GenieMachine`, whose `step` fires an event by name with the `Turn` as every hook's
+// machine's `State` implements `GenieSpec` (its facts: name, start, each state's `StateType`, template,
+// accepted event names, the typed name of the work an invoker state runs (`type Work`, the module's `Work`
+// enum) and its `FailurePolicy`, and the template sources read at compile time) and, for every context
+// implementing its `Hooks`, `GenieMachine`, whose `step` fires an event by name with the `Turn` as every hook's
 // `t.profile` and returns the `Step` taken, or a `GenieError` built with `GenieError::unknown_event` or
-// `GenieError::refused`. Its own functions name `StateType`, `TransitionType`, `Persistence` and `POLL`.
-// `GenieSpec`, `GenieMachine`, `Step` and the two constructors are hidden from the documentation: sessions
-// use them, users do not.
+// `GenieError::refused`. Its own functions name `StateType`, `TransitionType`, `Persistence`,
+// `FailurePolicy` and `POLL`. `GenieSpec`, `GenieMachine`, `Step` and the two constructors are hidden from the
+// documentation: sessions use them, users do not.
 
 mod chat;
 mod machine;
 #[cfg(feature = "genie")]
+mod model;
+#[cfg(feature = "genie")]
+mod run;
+#[cfg(feature = "genie")]
 mod session;
+#[cfg(feature = "genie")]
+mod store;
 #[cfg(feature = "genie")]
 mod tasks;
 #[cfg(feature = "genie")]
 mod templates;
+#[cfg(feature = "genie")]
+mod turn;
 
 pub use chat::{ChatHistory, TaskProgress, Turn, Utterance};
-pub use machine::{Failure, GenieError, GenieMachine, GenieSpec, Step};
+pub use machine::{Failure, FailurePolicy, GenieError, GenieMachine, GenieSpec, Step};
 #[cfg(feature = "genie")]
-pub use session::{Flow, Model, Response, Session};
+pub use model::{Model, Response};
+#[cfg(feature = "genie")]
+pub use session::{Flow, Session};
+#[cfg(feature = "genie")]
+pub use store::{SessionStore, StoreError, StoreLock, Worker};
 #[cfg(feature = "genie")]
 pub use tasks::{Invocation, Invoker, TaskCall, TaskError, TaskFuture, TaskGraph, TaskNode};
 #[cfg(feature = "genie")]
 pub use templates::Templates;
 
-/// The one event offered while an invoker's task runs.
-pub const POLL: &str = "poll";
+// The events the runtime answers itself (`poll`; `retry` and `abandon` while failed work waits) are words of
+// the language too: a Genie machine cannot declare them.
+pub use fsmc_vocab::genie::{ABANDON, POLL, RETRY};
 
 // A state's type and what a transition records are words of the language: the compiler reads the same ones.
 pub use fsmc_vocab::genie::{Persistence, StateType};

@@ -77,6 +77,20 @@ impl TaskGraph {
         self.tasks.is_empty()
     }
 
+    /// Each task's dependents (the tasks that name it in their `after`), built in one pass over the edges, so
+    /// that the runner finds what a finished task unblocks without looking at any other task.
+    pub(crate) fn dependents(&self) -> Vec<Vec<usize>> {
+        let mut dependents = vec![Vec::new(); self.tasks.len()];
+        for (i, t) in self.tasks.iter().enumerate() {
+            for &a in &t.after {
+                if let Some(d) = dependents.get_mut(a) {
+                    d.push(i);
+                }
+            }
+        }
+        dependents
+    }
+
     /// Checks what a deserialized or planned graph must hold: at least one task, no more than `u32::MAX`, and
     /// every dependency on an earlier task.
     pub(crate) fn check(&self) -> Result<u32, TaskError> {
@@ -125,29 +139,34 @@ impl Display for TaskError {
 
 impl std::error::Error for TaskError {}
 
-/// What an invoker state asks of the invoker: given to [`Invoker::plan`] and [`Invoker::event`].
+/// What an invoker state asks of the invoker: given to [`Invoker::plan`] and [`Invoker::event`]. `W` is the
+/// machine's `Work` enum: the names the spec gives invoker states' work (`runs NAME;`).
 #[derive(Clone, Copy, Debug)]
-pub struct Invocation<'a> {
-    /// The invoker state's name.
+pub struct Invocation<'a, W> {
+    /// The invoker state's name, for messages: dispatch on `work`.
     pub state: &'a str,
-    /// Its template, rendered: the prompt.
-    pub prompt: &'a str,
+    /// The work the state runs, as the spec names it.
+    pub work: W,
     /// The input of the event that entered the state (`actor_input`).
     pub actor_input: &'a str,
-    /// The events the state accepts: the DAG's last task sends one of them.
+    /// The events the state's work may send when done (those it accepts but its failure event): the DAG's
+    /// last task sends one of them.
     pub events: &'a [&'static str],
 }
 
 /// One task to run, with everything it needs (owned, so its future can outlive the session's lock).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TaskCall {
+pub struct TaskCall<W> {
     /// The invoker state's name.
     pub state: String,
+    /// The work the state runs, as the spec names it.
+    pub work: W,
     /// The task's name in the DAG.
     pub task: String,
     /// The task's index in the DAG.
     pub index: usize,
-    /// The state's rendered template.
+    /// The state's template, rendered when its work started (Genie Flow renders it in the task, not in the
+    /// transition).
     pub prompt: String,
     /// The input of the event that entered the state.
     pub actor_input: String,
@@ -156,22 +175,26 @@ pub struct TaskCall {
 }
 
 /// The asynchronous work of invoker states (an LLM call, a retrieval, …), shared by every session of a flow.
+/// `W` is the machine's `Work` enum: each invoker state names the work it runs (`runs retrieval;`), and the
+/// invoker matches on it, so a name the spec and the invoker spell differently does not compile.
 ///
-/// A session asks it to [`plan`](Invoker::plan) the DAG of an invoker state it enters, [`run`](Invoker::run)s
-/// each task on the Tokio runtime as soon as the tasks it needs are done, and when all are done sends the
+/// When a session enters an invoker state it asks the invoker to [`plan`](Invoker::plan) the state's DAG; the
+/// work then starts on the Tokio runtime by rendering the state's template (the prompt), [`run`](Invoker::run)s
+/// each task as soon as the tasks it needs are done, and when all are done sends the
 /// [`event`](Invoker::event) with the last task's output as its input.
-pub trait Invoker: Send + Sync + 'static {
-    /// The DAG for `invocation`'s state; by default one task named after the state.
-    fn plan(&self, invocation: &Invocation<'_>) -> TaskGraph {
-        TaskGraph::single(invocation.state)
+pub trait Invoker<W: Display>: Send + Sync + 'static {
+    /// The DAG for `invocation`'s work; by default one task named after the work.
+    fn plan(&self, invocation: &Invocation<'_, W>) -> TaskGraph {
+        TaskGraph::single(invocation.work.to_string())
     }
 
     /// Runs one task.
-    fn run(&self, call: TaskCall) -> TaskFuture;
+    fn run(&self, call: TaskCall<W>) -> TaskFuture;
 
-    /// The event the finished DAG sends, given the last task's output; `None` (the default) sends the state's
-    /// only event, and is a failure when the state accepts several.
-    fn event(&self, invocation: &Invocation<'_>, output: &str) -> Option<String> {
+    /// The event the finished DAG sends, given the last task's output (empty when the work failed and the
+    /// state's failure policy goes on without it); `None` (the default) sends the state's only event, and is a
+    /// failure when the state accepts several.
+    fn event(&self, invocation: &Invocation<'_, W>, output: &str) -> Option<String> {
         let _ = (invocation, output);
         None
     }
@@ -194,6 +217,7 @@ mod tests {
         assert_eq!(g.len(), 3);
         assert_eq!(g.tasks()[2].after, [0, 1]);
         assert_eq!(TaskGraph::single("x").check(), Ok(1));
+        assert_eq!(g.dependents(), [vec![2], vec![2], vec![]]);
     }
 
     #[test]

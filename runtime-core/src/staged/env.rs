@@ -1,247 +1,33 @@
 //! The environment: one episode at a time, stage by stage, as Phantom's `FiniteStateMachineEnv` runs it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::error::Error;
-use std::fmt::{self, Debug, Display, Formatter};
 
 use super::StageInfo;
-use crate::transition::InvalidTarget;
-
-/// What the generated code of a `staged` machine tells [`Env`]: the facts of its spec.
-///
-/// Everything here is fixed by the spec (stages, agents, who acts and who is rewarded where, next stages,
-/// which stages have a handler), so the environment's rules are written once, in [`Env`], and every spec
-/// gets the same semantics. The implementing type is a marker (the generated unit struct `Spec`).
-#[doc(hidden)]
-pub trait StagedSpec: Copy + Eq + Debug + 'static {
-    /// The generated `State` enum: the stages.
-    type Stage: Copy + Ord + Debug + Display + 'static;
-    /// The generated `Agent` enum.
-    type Agent: Copy + Ord + Debug + Display + 'static;
-
-    /// The machine's name.
-    const NAME: &'static str;
-    /// The stage [`Env::reset`] puts the environment in: the spec's default start state.
-    const INITIAL_STAGE: Self::Stage;
-    /// Every agent, in spec order.
-    const AGENTS: &'static [Self::Agent];
-
-    /// What the spec says about `stage`.
-    fn stage(stage: Self::Stage) -> StageInfo<Self::Stage, Self::Agent>;
-}
-
-/// How [`Env`] reaches the user's domain `D`: observations, actions, handlers, rewards, infos and the end of
-/// an episode.
-///
-/// The generated module implements it for its `Spec` and every type implementing the module's own
-/// `Environment` trait, by forwarding: the user writes one trait with one method per handler, and the
-/// environment stays generic. Every method gets a [`View`] of where the episode is.
-#[doc(hidden)]
-pub trait Dispatch<D>: StagedSpec {
-    /// What an agent observes before it acts.
-    type Observation;
-    /// What an agent does in a step.
-    type Action;
-    /// Auxiliary information that comes with an observation.
-    type Info;
-
-    /// Starts a new episode, seeded: the same seed must give the same episode.
-    fn reset(domain: &mut D, seed: u64);
-    /// What `agent` observes at the end of a step (or at reset), to act on in `view.stage`.
-    fn observe(domain: &mut D, agent: Self::Agent, view: View<Self::Stage>) -> Self::Observation;
-    /// The auxiliary information of `agent`, taken with its observation.
-    fn info(domain: &mut D, agent: Self::Agent, view: View<Self::Stage>) -> Self::Info;
-    /// Applies `agent`'s action in the stage `view.stage`.
-    fn act(domain: &mut D, agent: Self::Agent, action: Self::Action, view: View<Self::Stage>);
-    /// Runs the handler of `view.stage` and returns the stage it chose, or `None` when the stage has no
-    /// handler.
-    fn handle(domain: &mut D, view: View<Self::Stage>) -> Option<Self::Stage>;
-    /// Runs a stage without a handler, after its agents acted.
-    fn resolve(domain: &mut D, view: View<Self::Stage>);
-    /// The reward of `agent` at the end of a step in `view.stage`.
-    fn reward(domain: &mut D, agent: Self::Agent, view: View<Self::Stage>) -> f64;
-    /// Whether `agent` is done for the rest of the episode, asked at the end of each step.
-    fn agent_terminated(domain: &mut D, agent: Self::Agent, view: View<Self::Stage>) -> bool;
-    /// Whether the episode is terminated, asked at the end of each step.
-    fn is_terminated(domain: &mut D, view: View<Self::Stage>) -> bool;
-    /// Whether the episode is truncated before `num_steps`, asked at the end of each step.
-    fn is_truncated(domain: &mut D, view: View<Self::Stage>) -> bool;
-}
-
-/// Where an episode is, as the domain sees it (Phantom's `FSMEnvView`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct View<S> {
-    /// The step being run: 1 in the first step after a reset, 0 during the reset itself.
-    pub step: u64,
-    /// The number of steps after which the episode is truncated.
-    pub num_steps: u64,
-    /// The stage concerned: the stage being run, or for an observation (and its info) the stage the
-    /// observing agent acts in next.
-    pub stage: S,
-}
-
-/// Where the environment is between episodes and steps.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
-    /// No episode has started: [`Env::reset`] starts one.
-    NotReset,
-    /// An episode is running: [`Env::step`] continues it.
-    Running,
-    /// The episode has ended; only [`Env::reset`] starts another.
-    Finished {
-        /// The episode was terminated.
-        terminated: bool,
-        /// The episode was truncated (`num_steps` reached, or the domain said so).
-        truncated: bool,
-    },
-}
-
-/// What [`Env::reset`] returns: the initial observations, and the infos taken with them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Reset<A, O, I> {
-    /// The observation of each agent acting in the initial stage.
-    pub observations: BTreeMap<A, O>,
-    /// The info of each observing agent.
-    pub infos: BTreeMap<A, I>,
-}
-
-/// Per-agent flags and the episode's own (Phantom's `"__all__"` entry).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Flags<A> {
-    /// The flag of every agent still in the episode when the step started.
-    pub agents: BTreeMap<A, bool>,
-    /// The flag of the episode.
-    pub all: bool,
-}
-
-/// What [`Env::step`] returns (Phantom's `Step(observations, rewards, terminations, truncations, infos)`).
-#[derive(Clone, Debug, PartialEq)]
-pub struct StepReport<A, O, I> {
-    /// The observation of each agent acting in the next stage: the agents that act in the next step.
-    pub observations: BTreeMap<A, O>,
-    /// The reward of each agent rewarded in the stage just run.
-    pub rewards: BTreeMap<A, f64>,
-    /// Which agents are done for the rest of the episode, and whether the episode is terminated.
-    pub terminations: Flags<A>,
-    /// Whether the episode is truncated, for each agent and for the episode.
-    pub truncations: Flags<A>,
-    /// The info of each observing agent.
-    pub infos: BTreeMap<A, I>,
-}
-
-/// Why [`Env::step`] refused a step. A refused step changes nothing: not the stage, not the step count,
-/// not the domain.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StepError<S: 'static, A> {
-    /// No episode has started.
-    NotReset,
-    /// The episode has ended.
-    Finished {
-        /// The step it ended at.
-        step: u64,
-    },
-    /// An action came from an agent that does not act in the current stage.
-    NotActing {
-        /// The agent.
-        agent: A,
-        /// The current stage.
-        stage: S,
-    },
-    /// An action came from an agent that is done for the rest of the episode.
-    AgentTerminated {
-        /// The agent.
-        agent: A,
-    },
-    /// An agent acting in the current stage gave no action.
-    MissingAction {
-        /// The agent.
-        agent: A,
-        /// The current stage.
-        stage: S,
-    },
-    /// The stage's handler chose a stage that is not one of its next stages (Phantom's
-    /// `FSMRuntimeError`).
-    InvalidTransition(InvalidTarget<S>),
-    /// A stage without a handler does not have exactly one next stage, so nothing says where it goes.
-    /// fsmc refuses such a spec (E0901); only a hand-written `StagedSpec` can get here.
-    NoNextStage {
-        /// The stage.
-        stage: S,
-        /// How many next stages it has.
-        count: usize,
-    },
-}
-
-impl<S: Display, A: Display> Display for StepError<S, A> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::NotReset => f.write_str("no episode has started: reset the environment first"),
-            Self::Finished { step } => {
-                write!(
-                    f,
-                    "the episode ended at step {step}: reset the environment to start another"
-                )
-            }
-            Self::NotActing { agent, stage } => {
-                write!(f, "agent `{agent}` does not act in stage `{stage}`")
-            }
-            Self::AgentTerminated { agent } => {
-                write!(f, "agent `{agent}` is done for the rest of the episode")
-            }
-            Self::MissingAction { agent, stage } => {
-                write!(
-                    f,
-                    "agent `{agent}` acts in stage `{stage}` but gave no action"
-                )
-            }
-            Self::InvalidTransition(e) => {
-                write!(f, "the handler of stage `{}` chose `{}`, ", e.from, e.to)?;
-                if e.allowed.is_empty() {
-                    f.write_str("but the stage has no next stages")
-                } else {
-                    f.write_str("which is not one of its next stages: ")?;
-                    for (i, s) in e.allowed.iter().enumerate() {
-                        if i > 0 {
-                            f.write_str(", ")?;
-                        }
-                        write!(f, "`{s}`")?;
-                    }
-                    Ok(())
-                }
-            }
-            Self::NoNextStage { stage, count } => write!(
-                f,
-                "stage `{stage}` has no handler, so it needs exactly one next stage, not {count}"
-            ),
-        }
-    }
-}
-
-impl<S: Display + Debug, A: Display + Debug> Error for StepError<S, A> {}
-
-/// The [`StepReport`] of a spec `S` run on a domain `D`.
-pub type StepReportOf<S, D> =
-    StepReport<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;
-
-/// The [`Reset`] of a spec `S` run on a domain `D`.
-pub type ResetOf<S, D> =
-    Reset<<S as StagedSpec>::Agent, <S as Dispatch<D>>::Observation, <S as Dispatch<D>>::Info>;
+use super::report::{Flags, Reset, Status, StepError, StepReport, View};
+use super::spec::{Dispatch, ResetOf, StagedSpec, StepReportOf};
 
 /// A staged environment: Phantom's `FiniteStateMachineEnv(num_steps, network, initial_stage, stages)`,
 /// with the stages from a spec `S` and the user's domain `D` in place of the network.
 ///
+/// The agents are the spec's, each group with the number of members given when the environment is built
+/// ([`Env::with_sizes`]), as Phantom's stages take lists of agent ids known only when the environment is
+/// initialised. A scripted agent acts in the stages that list it, on its own: it takes no action from outside,
+/// observes nothing and is never rewarded (Phantom's non-strategic agents). The others are the strategic
+/// agents.
+///
 /// An episode goes like this:
 ///
 /// * [`Env::reset`] (`reset(seed)`) resets the step count, puts the environment in the initial stage, lets
-///   the domain reset itself from the seed, and returns the observations of the agents acting in the
+///   the domain reset itself from the seed, and returns the observations of the strategic agents acting in the
 ///   initial stage ("At the end of each state agents take observations and at the start of the next step
 ///   the agents provide actions based on the observations").
 /// * [`Env::step`] (`step(actions)`) runs one step of the current stage: it takes exactly one action from
-///   each agent acting in the stage (and from no other agent), applies them, then runs the stage's handler,
-///   which chooses the next stage among the stage's next stages; a stage without a handler is resolved and
-///   moves to its only next stage. The agents rewarded in the stage (by default its acting agents) get a
-///   reward; the agents acting in the next stage observe. The episode is truncated after `num_steps` steps
-///   (or when the domain says so) and terminated when the domain says so or every agent is done.
+///   each strategic agent acting in the stage (and from no other agent), applies them and lets the scripted
+///   agents acting in it act, in agent order, then runs the stage's handler, which chooses the next stage
+///   among the stage's next stages; a stage without a handler is resolved and moves to its only next stage.
+///   The agents rewarded in the stage (by default its acting agents) get a reward; the agents acting in the
+///   next stage observe. The episode is truncated after `num_steps` steps (or when the domain says so) and
+///   terminated when the domain says so or every strategic agent is done.
 /// * A step is all or nothing: every check that can refuse it comes before the domain is touched, except
 ///   the handler's choice, which is why a stage with a handler runs on a copy of the domain, kept only if
 ///   the choice is one of the stage's next stages. A refused step leaves the environment as it was.
@@ -251,36 +37,57 @@ pub type ResetOf<S, D> =
 #[derive(Clone, Debug)]
 pub struct Env<S: StagedSpec, D> {
     domain: D,
+    sizes: S::Sizes,
+    /// Every agent, in agent order (sorted: the order of `S::Agent`).
+    agents: Vec<S::Agent>,
     num_steps: u64,
     step: u64,
     stage: S::Stage,
     status: Status,
     /// Agents done for the rest of the episode: they no longer act, observe or get rewards.
     done: BTreeSet<S::Agent>,
+    /// Each agent's most recent reward of the episode, for [`StepReport::phantom_rewards`].
+    latest: BTreeMap<S::Agent, f64>,
 }
 
 impl<S: Dispatch<D>, D> Env<S, D> {
-    /// An environment over `domain` whose episodes are truncated after `num_steps` steps. No episode runs
-    /// until [`Env::reset`].
-    pub fn new(domain: D, num_steps: u64) -> Self {
+    /// An environment over `domain` whose episodes are truncated after `num_steps` steps, for a spec without
+    /// groups of agents. No episode runs until [`Env::reset`].
+    pub fn new(domain: D, num_steps: u64) -> Self
+    where
+        S::Sizes: Default,
+    {
+        Self::with_sizes(domain, S::Sizes::default(), num_steps)
+    }
+
+    /// An environment over `domain` whose groups of agents have `sizes` members, and whose episodes are
+    /// truncated after `num_steps` steps. No episode runs until [`Env::reset`].
+    pub fn with_sizes(domain: D, sizes: S::Sizes, num_steps: u64) -> Self {
+        let mut agents = S::agents(&sizes);
+        agents.sort_unstable();
+        agents.dedup();
         Env {
             domain,
+            sizes,
+            agents,
             num_steps,
             step: 0,
             stage: S::INITIAL_STAGE,
             status: Status::NotReset,
             done: BTreeSet::new(),
+            latest: BTreeMap::new(),
         }
     }
 
     /// Starts a new episode from `seed`: step 0, the initial stage, every agent in play. Returns the
-    /// observations (and infos) of the agents acting in the initial stage. With `num_steps` 0 the episode
-    /// is over at once (truncated).
+    /// observations (and infos) of the strategic agents acting in the initial stage. With `num_steps` 0 the
+    /// episode is over at once (truncated).
     pub fn reset(&mut self, seed: u64) -> ResetOf<S, D> {
         S::reset(&mut self.domain, seed);
         self.step = 0;
         self.stage = S::INITIAL_STAGE;
         self.done.clear();
+        self.latest.clear();
         self.status = if self.num_steps == 0 {
             Status::Finished {
                 terminated: false,
@@ -290,19 +97,16 @@ impl<S: Dispatch<D>, D> Env<S, D> {
             Status::Running
         };
         let view = self.view(0, self.stage);
-        observe::<S, D>(
-            &mut self.domain,
-            S::stage(self.stage).acting,
-            &self.done,
-            view,
-        )
+        let observers = self.strategic(S::stage(self.stage).acting);
+        observe::<S, D>(&mut self.domain, &observers, view)
     }
 
-    /// Runs one step with the actions of the agents acting in the current stage (see [`Env`]).
+    /// Runs one step with the actions of the strategic agents acting in the current stage (see [`Env`]).
     ///
     /// Refused, with nothing changed: before the first reset or after the episode ended; an action from an
-    /// agent that does not act in the stage, or is done; a missing action; a handler choosing a stage that
-    /// is not one of its next stages.
+    /// agent the environment does not have, a scripted one, one that does not act in the stage, or is done;
+    /// an action of another kind of agent's; a missing action; a handler choosing a stage that is not one of
+    /// its next stages.
     pub fn step(
         &mut self,
         actions: BTreeMap<S::Agent, <S as Dispatch<D>>::Action>,
@@ -317,21 +121,7 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         }
         let stage = self.stage;
         let info = S::stage(stage);
-        for &agent in actions.keys() {
-            if !info.acting.contains(&agent) {
-                return Err(StepError::NotActing { agent, stage });
-            }
-            if self.done.contains(&agent) {
-                return Err(StepError::AgentTerminated { agent });
-            }
-        }
-        if let Some(agent) = self
-            .expected(&info)
-            .into_iter()
-            .find(|a| !actions.contains_key(a))
-        {
-            return Err(StepError::MissingAction { agent, stage });
-        }
+        self.check(&info, &actions)?;
         // A stage without a handler cannot fail once it starts, so its next stage is known up front and the
         // domain is changed in place; a handler's choice is checked after it ran, so it runs on a copy.
         let automatic = if info.has_handler {
@@ -349,35 +139,62 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         };
         let step = self.step.saturating_add(1);
         let view = self.view(step, stage);
-        let (next, rewards, stepped) = match automatic {
-            Some(next) => run::<S, D>(&mut self.domain, &info, actions, &self.done, view, |d| {
+        let acting = self.members(info.acting);
+        let rewarded = self.strategic(info.rewarded_agents());
+        let body = Body::<S, D> {
+            acting: &acting,
+            rewarded: &rewarded,
+            actions,
+            view,
+        };
+        let (next, rewards) = match automatic {
+            Some(next) => body.run(&mut self.domain, |d| {
                 S::resolve(d, view);
                 Ok(next)
             })?,
             None => {
                 let mut copy = self.domain.clone();
-                let out = run::<S, D>(&mut copy, &info, actions, &self.done, view, |d| {
-                    match S::handle(d, view) {
-                        Some(to) => info.check_target(to).map_err(StepError::InvalidTransition),
-                        // A dispatch without a handler for the stage: the stage goes where a stage without
-                        // one goes, if that is defined.
-                        None => match info.next {
-                            [only] => {
-                                S::resolve(d, view);
-                                Ok(*only)
-                            }
-                            next => Err(StepError::NoNextStage {
-                                stage,
-                                count: next.len(),
-                            }),
-                        },
-                    }
-                })?;
+                let out = body.run(&mut copy, |d| decide::<S, D>(d, &info, view))?;
                 self.domain = copy;
                 out
             }
         };
-        Ok(self.commit(view, next, rewards, stepped))
+        Ok(self.commit(view, next, rewards))
+    }
+
+    /// The checks on a step's actions, before anything runs.
+    fn check(
+        &self,
+        info: &StageInfo<S::Stage, S::Kind>,
+        actions: &BTreeMap<S::Agent, <S as Dispatch<D>>::Action>,
+    ) -> Result<(), StepError<S::Stage, S::Agent>> {
+        let stage = info.id;
+        for (&agent, action) in actions {
+            if self.agents.binary_search(&agent).is_err() {
+                return Err(StepError::UnknownAgent { agent });
+            }
+            let kind = S::kind(agent);
+            if S::is_scripted(kind) {
+                return Err(StepError::Scripted { agent });
+            }
+            if !info.acting.contains(&kind) {
+                return Err(StepError::NotActing { agent, stage });
+            }
+            if self.done.contains(&agent) {
+                return Err(StepError::AgentTerminated { agent });
+            }
+            if !S::fits(agent, action) {
+                return Err(StepError::WrongAction { agent });
+            }
+        }
+        match self
+            .strategic(info.acting)
+            .into_iter()
+            .find(|a| !actions.contains_key(a))
+        {
+            Some(agent) => Err(StepError::MissingAction { agent, stage }),
+            None => Ok(()),
+        }
     }
 
     /// The stage the environment is in (Phantom's `current_stage`).
@@ -405,18 +222,42 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         self.status
     }
 
-    /// Every agent of the environment, in spec order (Phantom's `agent_ids`).
-    pub fn agent_ids(&self) -> &'static [S::Agent] {
-        S::AGENTS
+    /// How many members each group of agents has.
+    pub fn sizes(&self) -> &S::Sizes {
+        &self.sizes
     }
 
-    /// The agents whose actions the next [`Env::step`] takes: those acting in the current stage that are
-    /// not done, in agent order (the order of the maps a step returns). Empty when no episode is running.
+    /// Every agent of the environment, in agent order (Phantom's `agent_ids`).
+    pub fn agent_ids(&self) -> &[S::Agent] {
+        &self.agents
+    }
+
+    /// The agents that give actions (Phantom's `strategic_agent_ids`), in agent order.
+    pub fn strategic_agent_ids(&self) -> Vec<S::Agent> {
+        self.agents
+            .iter()
+            .copied()
+            .filter(|a| !S::is_scripted(S::kind(*a)))
+            .collect()
+    }
+
+    /// The scripted agents (Phantom's `non_strategic_agent_ids`), in agent order.
+    pub fn scripted_agent_ids(&self) -> Vec<S::Agent> {
+        self.agents
+            .iter()
+            .copied()
+            .filter(|a| S::is_scripted(S::kind(*a)))
+            .collect()
+    }
+
+    /// The agents whose actions the next [`Env::step`] takes: the strategic agents acting in the current stage
+    /// that are not done, in agent order (the order of the maps a step returns). Empty when no episode is
+    /// running.
     pub fn acting_agents(&self) -> Vec<S::Agent> {
         if self.status != Status::Running {
             return Vec::new();
         }
-        self.expected(&S::stage(self.stage))
+        self.strategic(S::stage(self.stage).acting)
     }
 
     /// The agents done for the rest of the episode.
@@ -442,9 +283,21 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         }
     }
 
-    /// The agents acting in the stage that are not done, in agent order.
-    fn expected(&self, info: &StageInfo<S::Stage, S::Agent>) -> Vec<S::Agent> {
-        in_play(info.acting, &self.done)
+    /// The agents of `kinds`, in agent order, scripted ones included.
+    fn members(&self, kinds: &[S::Kind]) -> Vec<S::Agent> {
+        self.agents
+            .iter()
+            .copied()
+            .filter(|a| kinds.contains(&S::kind(*a)))
+            .collect()
+    }
+
+    /// The strategic agents of `kinds` that are not done, in agent order.
+    fn strategic(&self, kinds: &[S::Kind]) -> Vec<S::Agent> {
+        self.members(kinds)
+            .into_iter()
+            .filter(|a| !S::is_scripted(S::kind(*a)) && !self.done.contains(a))
+            .collect()
     }
 
     /// Ends a step that ran in `view.stage` and moves to `next`: the end-of-step questions, the
@@ -454,9 +307,14 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         view: View<S::Stage>,
         next: S::Stage,
         rewards: BTreeMap<S::Agent, f64>,
-        stepped: Vec<S::Agent>,
     ) -> StepReportOf<S, D> {
         let step = view.step;
+        // The strategic agents in play when the step started.
+        let stepped: Vec<S::Agent> = self
+            .strategic_agent_ids()
+            .into_iter()
+            .filter(|a| !self.done.contains(a))
+            .collect();
         let mut terminations = BTreeMap::new();
         for &agent in &stepped {
             let done = S::agent_terminated(&mut self.domain, agent, view);
@@ -465,24 +323,35 @@ impl<S: Dispatch<D>, D> Env<S, D> {
                 self.done.insert(agent);
             }
         }
+        let strategic = self.strategic_agent_ids();
         let everyone_done =
-            !S::AGENTS.is_empty() && S::AGENTS.iter().all(|a| self.done.contains(a));
+            !strategic.is_empty() && strategic.iter().all(|a| self.done.contains(a));
         let terminated = S::is_terminated(&mut self.domain, view) || everyone_done;
         let truncated = step >= self.num_steps || S::is_truncated(&mut self.domain, view);
-        // The agents that observe are those acting next; an agent done in this step still gets its last
-        // observation (the one it ends on), but does not act again.
-        let in_play_before = |a: &S::Agent| stepped.contains(a);
-        let observers: Vec<S::Agent> = S::stage(next)
-            .acting
-            .iter()
-            .copied()
-            .filter(in_play_before)
+        // The agents that observe are the strategic ones acting next; an agent done in this step still gets its
+        // last observation (the one it ends on), but does not act again.
+        let observers: Vec<S::Agent> = self
+            .members(S::stage(next).acting)
+            .into_iter()
+            .filter(|a| stepped.contains(a))
             .collect();
         let next_view = self.view(step, next);
         let Reset {
             observations,
             infos,
-        } = observe::<S, D>(&mut self.domain, &observers, &BTreeSet::new(), next_view);
+        } = observe::<S, D>(&mut self.domain, &observers, next_view);
+        self.latest.extend(rewards.iter().map(|(a, r)| (*a, *r)));
+        // Phantom's code keys the rewards it returns by the agents that observe, and gives every strategic
+        // agent's once the episode ends.
+        let keyed_by = if terminated || truncated {
+            strategic
+        } else {
+            observations.keys().copied().collect()
+        };
+        let phantom_rewards = keyed_by
+            .into_iter()
+            .map(|a| (a, self.latest.get(&a).copied()))
+            .collect();
         self.step = step;
         self.stage = next;
         if terminated || truncated {
@@ -494,6 +363,7 @@ impl<S: Dispatch<D>, D> Env<S, D> {
         StepReport {
             observations,
             rewards,
+            phantom_rewards,
             terminations: Flags {
                 agents: terminations,
                 all: terminated,
@@ -507,19 +377,20 @@ impl<S: Dispatch<D>, D> Env<S, D> {
     }
 }
 
-/// The observations and infos of `agents` (those not `done`), in agent order: what a reset returns, and the
-/// part of a step's result that says what agents saw.
+/// The observations and infos of `agents`, in the order given: what a reset returns, and the part of a step's
+/// result that says what agents saw.
 fn observe<S: Dispatch<D>, D>(
     domain: &mut D,
     agents: &[S::Agent],
-    done: &BTreeSet<S::Agent>,
     view: View<S::Stage>,
 ) -> ResetOf<S, D> {
     let mut observations = BTreeMap::new();
     let mut infos = BTreeMap::new();
-    for agent in in_play(agents, done) {
-        observations.insert(agent, S::observe(domain, agent, view));
-        infos.insert(agent, S::info(domain, agent, view));
+    for &agent in agents {
+        if let Some(o) = S::observe(domain, agent, view) {
+            observations.insert(agent, o);
+            infos.insert(agent, S::info(domain, agent, view));
+        }
     }
     Reset {
         observations,
@@ -527,43 +398,58 @@ fn observe<S: Dispatch<D>, D>(
     }
 }
 
-/// The body of a step on `domain`: the actions in agent order, the stage's own work (`decide`, which picks
-/// the next stage), then the rewards of the stage's rewarded agents. Returns the next stage, the rewards and
-/// the agents that were in play.
-#[allow(clippy::type_complexity)]
-fn run<S: Dispatch<D>, D>(
-    domain: &mut D,
-    info: &StageInfo<S::Stage, S::Agent>,
-    actions: BTreeMap<S::Agent, <S as Dispatch<D>>::Action>,
-    done: &BTreeSet<S::Agent>,
+/// The handler's choice of the stage after `info`'s, checked against its next stages.
+fn decide<S: Dispatch<D>, D>(
+    d: &mut D,
+    info: &StageInfo<S::Stage, S::Kind>,
     view: View<S::Stage>,
-    decide: impl FnOnce(&mut D) -> Result<S::Stage, StepError<S::Stage, S::Agent>>,
-) -> Result<(S::Stage, BTreeMap<S::Agent, f64>, Vec<S::Agent>), StepError<S::Stage, S::Agent>> {
-    for (agent, action) in actions {
-        S::act(domain, agent, action, view);
+) -> Result<S::Stage, StepError<S::Stage, S::Agent>> {
+    match S::handle(d, view) {
+        Some(to) => info.check_target(to).map_err(StepError::InvalidTransition),
+        // A dispatch without a handler for the stage: the stage goes where a stage without one goes, if that
+        // is defined.
+        None => match info.next {
+            [only] => {
+                S::resolve(d, view);
+                Ok(*only)
+            }
+            next => Err(StepError::NoNextStage {
+                stage: info.id,
+                count: next.len(),
+            }),
+        },
     }
-    let next = decide(domain)?;
-    let mut rewards = BTreeMap::new();
-    for agent in in_play(info.rewarded_agents(), done) {
-        rewards.insert(agent, S::reward(domain, agent, view));
-    }
-    let stepped = S::AGENTS
-        .iter()
-        .copied()
-        .filter(|a| !done.contains(a))
-        .collect();
-    Ok((next, rewards, stepped))
 }
 
-/// `agents` without those `done`, in agent order and each once: every call into the domain for a set of agents
-/// goes in this order, whatever order a stage lists them in.
-fn in_play<A: Ord + Copy>(agents: &[A], done: &BTreeSet<A>) -> Vec<A> {
-    let mut out: Vec<A> = agents
-        .iter()
-        .copied()
-        .filter(|a| !done.contains(a))
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+/// What a step runs on the domain: the acting agents (scripted ones included) in agent order, the strategic
+/// ones' actions, and the agents rewarded at its end.
+struct Body<'a, S: Dispatch<D>, D> {
+    acting: &'a [S::Agent],
+    rewarded: &'a [S::Agent],
+    actions: BTreeMap<S::Agent, <S as Dispatch<D>>::Action>,
+    view: View<S::Stage>,
+}
+
+impl<S: Dispatch<D>, D> Body<'_, S, D> {
+    /// The actions in agent order (a scripted agent acting on its own), the stage's own work (`decide`, which
+    /// picks the next stage), then the rewards of the stage's rewarded agents. Returns the next stage and the
+    /// rewards.
+    #[allow(clippy::type_complexity)]
+    fn run(
+        mut self,
+        domain: &mut D,
+        decide: impl FnOnce(&mut D) -> Result<S::Stage, StepError<S::Stage, S::Agent>>,
+    ) -> Result<(S::Stage, BTreeMap<S::Agent, f64>), StepError<S::Stage, S::Agent>> {
+        for &agent in self.acting {
+            let action = self.actions.remove(&agent);
+            S::act(domain, agent, action, self.view);
+        }
+        let next = decide(domain)?;
+        let rewards = self
+            .rewarded
+            .iter()
+            .map(|&agent| (agent, S::reward(domain, agent, self.view)))
+            .collect();
+        Ok((next, rewards))
+    }
 }

@@ -150,6 +150,8 @@ codes! {
     GenieMissingTemplate = "E0702", "genie_missing_template", error, "a Genie state has no template";
     RedundantPersistence = "W0703", "redundant_persistence", warn, "a persistence override equals the transition type's default";
     GenieTemplateNotFound = "E0704", "genie_template_not_found", error, "a Genie state's template file does not exist or cannot be read";
+    GenieMissingWork = "E0705", "genie_missing_work", error, "a Genie invoker state does not name the work it runs";
+    GenieFailureUnhandled = "E0706", "genie_failure_unhandled", error, "an invoker state's failure policy sends an event the state has no transition on";
     // Profiles: dialogue protocols (FIPA).
     DialogueRoles = "E0801", "dialogue_roles", error, "a dialogue does not declare exactly two roles";
     PerformativeWithoutRole = "E0802", "performative_without_role", error, "a performative does not say which role sends it";
@@ -158,11 +160,14 @@ codes! {
     PerformativeUnreachable = "E0805", "performative_unreachable", error, "a performative cannot occur in any dialogue from the initiation";
     PerformativeCannotTerminate = "E0806", "performative_cannot_terminate", error, "after a performative the dialogue can never terminate";
     SameRoleReply = "E0807", "same_role_reply", error, "a performative is answered by the role that sent it";
+    OpeningWithoutRole = "E0808", "opening_without_role", error, "a performative that opens a dialogue is not sent by a role";
+    ActionSide = "E0809", "action_side", error, "an action's side is given outside a dialogue, or an action runs twice on one side";
     // Profiles: staged environments (Phantom).
     StageNextCount = "E0901", "stage_without_handler", error, "a stage without a handler does not have exactly one next stage";
     EventInStaged = "E0902", "event_in_staged_machine", error, "a staged machine uses events; stages move directly";
     DirectTransition = "E0903", "direct_transition", error, "a direct `A -> B` transition outside a staged machine";
     FinalStage = "E0904", "final_stage", error, "a stage of a staged machine is marked `final`";
+    ScriptedRewarded = "E0905", "scripted_agent_rewarded", error, "a stage rewards a scripted agent";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -272,6 +277,8 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::GenieMissingTemplate, include_str!("explain/E0702.md")),
     (Code::RedundantPersistence, include_str!("explain/W0703.md")),
     (Code::GenieTemplateNotFound, include_str!("explain/E0704.md")),
+    (Code::GenieMissingWork, include_str!("explain/E0705.md")),
+    (Code::GenieFailureUnhandled, include_str!("explain/E0706.md")),
     (Code::DialogueRoles, include_str!("explain/E0801.md")),
     (Code::PerformativeWithoutRole, include_str!("explain/E0802.md")),
     (Code::NoInitiation, include_str!("explain/E0803.md")),
@@ -279,10 +286,13 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::PerformativeUnreachable, include_str!("explain/E0805.md")),
     (Code::PerformativeCannotTerminate, include_str!("explain/E0806.md")),
     (Code::SameRoleReply, include_str!("explain/E0807.md")),
+    (Code::OpeningWithoutRole, include_str!("explain/E0808.md")),
+    (Code::ActionSide, include_str!("explain/E0809.md")),
     (Code::StageNextCount, include_str!("explain/E0901.md")),
     (Code::EventInStaged, include_str!("explain/E0902.md")),
     (Code::DirectTransition, include_str!("explain/E0903.md")),
     (Code::FinalStage, include_str!("explain/E0904.md")),
+    (Code::ScriptedRewarded, include_str!("explain/E0905.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

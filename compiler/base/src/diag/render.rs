@@ -51,15 +51,50 @@ pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
     )
 }
 
+/// One report as the renderers read it: a [`Diagnostic`], or anything shaped like one (a change `fsmc diff`
+/// found), so that every command's output goes through the same renderer.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'a> {
+    pub severity: Severity,
+    /// What the heading names in brackets: a code (`E0104`), or a class of change (`consensus-breaking`).
+    pub id: &'a str,
+    /// Its name for tools (JSON's `name`, GitHub's title): `unknown_state`, `round_kind`.
+    pub name: &'a str,
+    pub message: &'a str,
+    pub primary: Option<&'a super::Label>,
+    pub secondary: &'a [super::Label],
+    pub help: Option<&'a str>,
+    pub notes: &'a [String],
+}
+
+impl<'a> From<&'a Diagnostic> for Entry<'a> {
+    fn from(d: &'a Diagnostic) -> Entry<'a> {
+        Entry {
+            severity: d.severity,
+            id: d.code.id(),
+            name: d.code.name(),
+            message: &d.message,
+            primary: d.primary.as_ref(),
+            secondary: &d.secondary,
+            help: d.help.as_deref(),
+            notes: &d.notes,
+        }
+    }
+}
+
+fn entries(diags: &[Diagnostic]) -> Vec<Entry<'_>> {
+    diags.iter().map(Entry::from).collect()
+}
+
 /// The files for codespan, with the text of those `diags` point into: codespan finds the lines of every text it
 /// is given, and a check of a large spec with nothing to report should not read it again for that.
 fn files<'m>(
     map: &'m SourceMap,
-    diags: &[Diagnostic],
+    diags: &[Entry<'_>],
 ) -> SimpleFiles<String, std::borrow::Cow<'m, str>> {
     let shown: std::collections::BTreeSet<_> = diags
         .iter()
-        .flat_map(|d| d.primary.iter().chain(&d.secondary))
+        .flat_map(|d| d.primary.into_iter().chain(d.secondary))
         .map(|l| l.span.file)
         .collect();
     let mut files = SimpleFiles::new();
@@ -74,19 +109,19 @@ fn files<'m>(
     files
 }
 
-fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
+fn to_codespan(d: &Entry<'_>) -> CsDiagnostic<usize> {
     let base = match d.severity {
         Severity::Error => CsDiagnostic::error(),
         Severity::Warning => CsDiagnostic::warning(),
     };
     let mut labels = Vec::new();
-    if let Some(p) = &d.primary {
+    if let Some(p) = d.primary {
         labels.push(
             CsLabel::primary(p.span.file.0 as usize, p.span.range())
                 .with_message(inert(&p.message)),
         );
     }
-    for s in &d.secondary {
+    for s in d.secondary {
         labels.push(
             CsLabel::secondary(s.span.file.0 as usize, s.span.range())
                 .with_message(inert(&s.message)),
@@ -97,11 +132,11 @@ fn to_codespan(d: &Diagnostic) -> CsDiagnostic<usize> {
         .iter()
         .map(|n| format!("note: {}", inert(n)))
         .collect();
-    if let Some(h) = &d.help {
+    if let Some(h) = d.help {
         notes.push(format!("help: {}", inert(h)));
     }
-    base.with_code(d.code.id())
-        .with_message(inert(&d.message))
+    base.with_code(d.id)
+        .with_message(inert(d.message))
         .with_labels(labels)
         .with_notes(notes)
 }
@@ -111,6 +146,11 @@ const MAX_SNIPPET_LINE: usize = 400;
 
 /// rustc-style text: `error[E0104]: …`, `--> file:line:col`, the source line with a caret, labels, help.
 pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
+    human_entries(map, &entries(diags), color)
+}
+
+/// [`human`] for any [`Entry`].
+pub fn human_entries(map: &SourceMap, diags: &[Entry<'_>], color: bool) -> String {
     let files = files(map, diags);
     // ASCII drawing gives rustc's familiar `-->`, `|` and `^`, and survives any terminal or log viewer.
     let full = Config {
@@ -126,7 +166,7 @@ pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
     let mut out = String::new();
     for d in diags {
         let cs = to_codespan(d);
-        let on_long_line = d.primary.iter().chain(&d.secondary).any(|l| {
+        let on_long_line = d.primary.into_iter().chain(d.secondary).any(|l| {
             map.get(l.span.file)
                 .is_some_and(|f| f.line_range(l.span.start as usize).len() > MAX_SNIPPET_LINE)
         });
@@ -141,14 +181,13 @@ pub fn human(map: &SourceMap, diags: &[Diagnostic], color: bool) -> String {
         };
         // A span the renderer cannot place (it never should) still gets its message shown.
         out.push_str(
-            &rendered
-                .unwrap_or_else(|| format!("{}[{}]: {}\n", sev(d.severity), d.code, d.message)),
+            &rendered.unwrap_or_else(|| format!("{}[{}]: {}\n", sev(d.severity), d.id, d.message)),
         );
         if on_long_line {
-            for n in &d.notes {
+            for n in d.notes {
                 out.push_str(&format!("  = note: {n}\n"));
             }
-            if let Some(h) = &d.help {
+            if let Some(h) = d.help {
                 out.push_str(&format!("  = help: {h}\n"));
             }
         }
@@ -232,9 +271,15 @@ pub fn locate(map: &SourceMap, span: Span) -> Option<Location<'_>> {
 #[cfg(feature = "json")]
 /// One JSON object per line: code, name, severity, file, line, column, message, labels, help, notes.
 pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
+    json_entries(map, &entries(diags))
+}
+
+#[cfg(feature = "json")]
+/// [`json`] for any [`Entry`].
+pub fn json_entries(map: &SourceMap, diags: &[Entry<'_>]) -> String {
     let mut out = String::new();
     for d in diags {
-        let loc = d.primary.as_ref().and_then(|p| locate(map, p.span));
+        let loc = d.primary.and_then(|p| locate(map, p.span));
         let label = |l: &super::Label| {
             let loc = locate(map, l.span);
             serde_json::json!({
@@ -245,17 +290,17 @@ pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
             })
         };
         let value = serde_json::json!({
-            "code": d.code.id(),
-            "name": d.code.name(),
+            "code": d.id,
+            "name": d.name,
             "severity": d.severity,
             "file": loc.as_ref().map(|l| l.file),
             "line": loc.as_ref().map(|l| l.line),
             "column": loc.as_ref().map(|l| l.column),
             "end_line": loc.as_ref().map(|l| l.end_line),
             "end_column": loc.as_ref().map(|l| l.end_column),
-            "message": inert(&d.message),
-            "labels": d.primary.iter().chain(&d.secondary).map(label).collect::<Vec<_>>(),
-            "help": d.help.as_deref().map(inert),
+            "message": inert(d.message),
+            "labels": d.primary.into_iter().chain(d.secondary).map(label).collect::<Vec<_>>(),
+            "help": d.help.map(inert),
             "notes": d.notes.iter().map(|n| inert(n)).collect::<Vec<_>>(),
         });
         out.push_str(&value.to_string());
@@ -266,6 +311,11 @@ pub fn json(map: &SourceMap, diags: &[Diagnostic]) -> String {
 
 /// GitHub Actions workflow commands: `::error file=…,line=…,col=…,title=E0104::message`.
 pub fn github(map: &SourceMap, diags: &[Diagnostic]) -> String {
+    github_entries(map, &entries(diags))
+}
+
+/// [`github`] for any [`Entry`].
+pub fn github_entries(map: &SourceMap, diags: &[Entry<'_>]) -> String {
     let mut out = String::new();
     for d in diags {
         let kind = match d.severity {
@@ -273,7 +323,7 @@ pub fn github(map: &SourceMap, diags: &[Diagnostic]) -> String {
             Severity::Warning => "warning",
         };
         let mut props = Vec::new();
-        if let Some(loc) = d.primary.as_ref().and_then(|p| locate(map, p.span)) {
+        if let Some(loc) = d.primary.and_then(|p| locate(map, p.span)) {
             props.push(format!("file={}", escape_property(loc.file)));
             props.push(format!("line={}", loc.line));
             props.push(format!("col={}", loc.column));
@@ -282,10 +332,10 @@ pub fn github(map: &SourceMap, diags: &[Diagnostic]) -> String {
         }
         props.push(format!(
             "title={}",
-            escape_property(&format!("{} {}", d.code, d.code.name()))
+            escape_property(&format!("{} {}", d.id, d.name))
         ));
-        let mut message = inert(&d.message).into_owned();
-        if let Some(h) = &d.help {
+        let mut message = inert(d.message).into_owned();
+        if let Some(h) = d.help {
             message.push_str("\nhelp: ");
             message.push_str(&inert(h));
         }

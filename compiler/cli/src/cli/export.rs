@@ -157,7 +157,7 @@ fn run(
         // Diagnostics go to standard error, whose terminal-ness we do not know: colour only when asked to.
         let _ = err.write_all(
             common
-                .render(&compilation, common.message_format, false)
+                .render(&compilation, common.output.message_format, false)
                 .as_bytes(),
         );
     }

@@ -105,7 +105,7 @@ pub(crate) fn run(args: FmtArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             status = 2;
         }
     }
-    if args.common.message_format == Format::Human && args.check && changed > 0 {
+    if args.common.output.message_format == Format::Human && args.check && changed > 0 {
         let _ = writeln!(
             err,
             "fsmc fmt: {changed} of {} file{} would be reformatted",
@@ -130,7 +130,7 @@ fn format_one(
     match crate::fmt::format(file, text) {
         Ok(formatted) => Some(formatted),
         Err(diags) => {
-            let rendered = match common.message_format {
+            let rendered = match common.output.message_format {
                 // Diagnostics go to standard error here: standard output is the formatted text or the diff.
                 Format::Human => {
                     let _ = err

@@ -39,7 +39,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
     };
     let _ = err.write_all(
         args.common
-            .render(&compilation, args.common.message_format, tty)
+            .render(&compilation, args.common.output.message_format, tty)
             .as_bytes(),
     );
     // Nothing is written for a spec with errors.

@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod diff;
 mod explain;
 mod export;
 mod fmt;
@@ -29,6 +30,9 @@ struct Cli {
 enum Command {
     /// Check specs: every file given, and every `*.fsm` and `*fsm_specification.yaml` under the directories given.
     Check(CheckArgs),
+    /// Compare two specs (or a spec with its version at a git revision): every change, classified by what it
+    /// breaks — consensus, replay, code, interop, cosmetic. Exit 1 when a change of a class not allowed is found.
+    Diff(diff::DiffArgs),
     /// Generate Rust from a spec (what `include_fsm!` expands to), formatted, with an `@generated` header.
     Gen(generate::GenArgs),
     /// Write a machine or composed app in another format (`oa-yaml`: Open Autonomy's canonical form).
@@ -66,12 +70,8 @@ struct CheckArgs {
 /// everywhere (as in cargo): `--format` names what `export` and `graph` write.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct Common {
-    /// How to print diagnostics: `human`, `json` (one object per line) or `github` (workflow annotations).
-    #[arg(long = "message-format", value_enum, default_value_t = Format::Human)]
-    pub(crate) message_format: Format,
-    /// Colour: `auto` colours only a terminal and respects NO_COLOR.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    color: ColorChoice,
+    #[command(flatten)]
+    pub(crate) output: Output,
     /// A directory searched for imports (repeatable).
     #[arg(short = 'I', long = "search-path", value_name = "DIR")]
     search_paths: Vec<PathBuf>,
@@ -84,6 +84,27 @@ pub(crate) struct Common {
     /// Make a lint an error (repeatable).
     #[arg(short = 'D', long = "deny", value_name = "LINT")]
     deny: Vec<String>,
+}
+
+/// How reports are printed: every command that reports on specs (`diff` too) takes these.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct Output {
+    /// How to print diagnostics: `human`, `json` (one object per line) or `github` (workflow annotations).
+    #[arg(long = "message-format", value_enum, default_value_t = Format::Human)]
+    pub(crate) message_format: Format,
+    /// Colour: `auto` colours only a terminal and respects NO_COLOR.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+impl Output {
+    pub(crate) fn color(&self, tty: bool) -> bool {
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+        }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +148,7 @@ pub fn run(
     let out = &mut tracked;
     let code = match cli.command {
         Command::Check(args) => check(args, out, err, stdout_is_tty),
+        Command::Diff(args) => diff::run(args, out, err, stdout_is_tty),
         Command::Gen(args) => generate::run(args, out, err, stdout_is_tty),
         Command::Export(args) => export::export(args, out, err, stdout_is_tty),
         Command::Graph(args) => export::graph(args, out, err, stdout_is_tty),
@@ -220,11 +242,7 @@ impl Common {
     }
 
     pub(crate) fn color(&self, tty: bool) -> bool {
-        match self.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-        }
+        self.output.color(tty)
     }
 
     pub(crate) fn render(&self, c: &Compilation, format: Format, tty: bool) -> String {
@@ -276,12 +294,12 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
     let (mut compilation, unreadable_files) = fsmc_driver::compile_all(&files, &opts);
     let mut status = 0;
     for (f, e) in &unreadable_files {
-        report_unreadable(f, &e.message, args.common.message_format, out, err);
+        report_unreadable(f, &e.message, args.common.output.message_format, out, err);
         status = 2;
     }
     let _ = out.write_all(
         args.common
-            .render(&compilation, args.common.message_format, tty)
+            .render(&compilation, args.common.output.message_format, tty)
             .as_bytes(),
     );
     let all = std::mem::take(&mut compilation.diagnostics);
@@ -291,7 +309,7 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
     if all.iter().any(Diagnostic::is_error) && status == 0 {
         status = 1;
     }
-    if args.common.message_format == Format::Human {
+    if args.common.output.message_format == Format::Human {
         let checked = files.len().saturating_sub(unreadable_files.len());
         let _ = writeln!(
             err,

@@ -7,7 +7,8 @@
 //! (keeping their relative order, which matters for guarded alternatives). A kind is written only when it is
 //! not the default one (`degenerate` for finals, `custom` otherwise), so an imported spec reads as written.
 
-use fsmc_model::spec::{Machine, State, Transition};
+use fsmc_model::spec::genie::FailurePolicy;
+use fsmc_model::spec::{Action, Machine, State, Transition};
 use fsmc_vocab::NOBODY;
 use fsmc_vocab::Profile;
 use fsmc_vocab::abci::RoundKind;
@@ -54,10 +55,29 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
             "    agents ",
             &m.agents
                 .iter()
-                .map(|r| r.text.to_string())
+                .enumerate()
+                .map(|(i, r)| match m.roster.is_group(i) {
+                    true => format!("{r}[]"),
+                    false => r.text.to_string(),
+                })
                 .collect::<Vec<_>>(),
             ";",
         );
+    }
+    if !m.roster.scripted.is_empty() {
+        list(
+            &mut head,
+            "    scripted ",
+            &m.roster
+                .scripted
+                .iter()
+                .filter_map(|&(i, _)| m.agents.get(i).map(|a| a.text.to_string()))
+                .collect::<Vec<_>>(),
+            ";",
+        );
+    }
+    if let Some((policy, _)) = m.genie.on_failure {
+        let _ = writeln!(head, "    {}", on_failure(m, policy));
     }
     sections.push(head);
     sections.push(events(m));
@@ -114,7 +134,11 @@ fn events(m: &Machine) -> String {
         .events
         .iter()
         .filter(|e| {
-            e.docs.is_empty() && e.timeout.is_none() && e.fields.is_empty() && e.role.is_none()
+            e.docs.is_empty()
+                && e.timeout.is_none()
+                && e.fields.is_empty()
+                && e.role.is_none()
+                && e.turn.is_none()
         })
         .map(|e| e.name.text.to_string())
         .collect();
@@ -122,7 +146,11 @@ fn events(m: &Machine) -> String {
         list(&mut out, "    event ", &plain, ";");
     }
     for e in m.events.iter().filter(|e| {
-        !(e.docs.is_empty() && e.timeout.is_none() && e.fields.is_empty() && e.role.is_none())
+        !(e.docs.is_empty()
+            && e.timeout.is_none()
+            && e.fields.is_empty()
+            && e.role.is_none()
+            && e.turn.is_none())
     }) {
         docs(&mut out, "    ", &e.docs);
         let _ = write!(out, "    event {}", e.name);
@@ -139,6 +167,8 @@ fn events(m: &Machine) -> String {
         }
         if let Some(role) = e.role.and_then(|r| m.roles.get(r)) {
             let _ = write!(out, " by {role}");
+        } else if let Some(turn) = e.turn {
+            let _ = write!(out, " by {}", turn.name());
         }
         out.push_str(";\n");
     }
@@ -226,6 +256,12 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
     if let Some(t) = s.genie().and_then(|g| g.template.as_ref()) {
         out.push(format!("template {};", string(t.as_str())));
     }
+    if let Some(work) = s.genie().and_then(|g| g.runs()) {
+        out.push(format!("runs {work};"));
+    }
+    if let Some((policy, _)) = s.genie().and_then(|g| g.on_failure()) {
+        out.push(on_failure(m, policy));
+    }
     // No `acting` is nobody acting; a `rewarded` list is written even when empty (`rewarded none;`), since
     // leaving it out means "the acting agents".
     let stage = s.stage();
@@ -278,15 +314,7 @@ fn transition(out: &mut String, m: &Machine, t: &Transition) {
         );
     }
     if !t.actions.is_empty() {
-        let _ = write!(
-            line,
-            " do {}",
-            t.actions
-                .iter()
-                .map(|a| a.text.clone())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        let _ = write!(line, " {}", Action::written(&t.actions));
     }
     if let Some((p, _)) = t.persist {
         let _ = write!(line, " persist {}", p.name());
@@ -365,4 +393,12 @@ fn is_identifier(s: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A Genie failure policy as the spec writes it: `on_failure retry;` or `on_failure = EVENT;`.
+fn on_failure(m: &Machine, policy: FailurePolicy) -> String {
+    match policy {
+        FailurePolicy::Word(word) => format!("on_failure {};", word.name()),
+        FailurePolicy::Event(e) => format!("on_failure = {};", m.event(e).name),
+    }
 }

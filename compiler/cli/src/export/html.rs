@@ -156,7 +156,14 @@ fn page(target: &Target<'_>) -> Page {
                         )
                     })
                     .collect(),
-                actions: t.actions.iter().map(|a| text(&a.text)).collect(),
+                actions: t
+                    .actions
+                    .iter()
+                    .map(|a| match a.side {
+                        Some((side, _)) => text(&format!("{} {}", side.name(), a.name)),
+                        None => text(&a.name.text),
+                    })
+                    .collect(),
             }
         })
         .collect();

@@ -259,8 +259,7 @@ pub(crate) fn transition_label(m: &Machine, t: &fsmc_model::spec::Transition) ->
         ));
     }
     if !t.actions.is_empty() {
-        let actions: Vec<&str> = t.actions.iter().map(|a| a.as_str()).collect();
-        parts.push(format!("do {}", actions.join(", ")));
+        parts.push(fsmc_model::spec::Action::written(&t.actions));
     }
     if let Some((p, _)) = t.persist {
         parts.push(format!("persist {}", p.name()));

@@ -376,7 +376,8 @@ fn spaced(prev: &Atom<'_>, next: &Atom<'_>) -> bool {
         return false;
     }
     // Fields `Cfp(query: String)` and an attribute's lints `allow(x)`; a transition's `(` starts its statement.
-    !(next.is("(") && prev.kind == AtomKind::Ident)
+    // A group of agents, `traders[]`.
+    !((next.is("(") || next.is("[")) && prev.kind == AtomKind::Ident)
 }
 
 /// The lines of one statement (without indentation; the first at the block's indentation, the others four
@@ -476,15 +477,21 @@ impl Piece {
     }
 }
 
-/// The commas after which a long statement may break: those outside any bracket; when there are none, those
-/// directly inside the `(…)` of fields or an attribute (a `(` right after a name). Never inside a type's `<…>`,
-/// a tuple or a transition's `(State, EVENT)`.
+/// The places after which a long statement may break: the commas outside any bracket, and before a dialogue's
+/// `sender do` or `receiver do`; when there are none, the commas directly inside the `(…)` of fields or an
+/// attribute (a `(` right after a name). Never inside a type's `<…>`, a tuple or a transition's `(State, EVENT)`.
 fn break_points(stmt: &[Atom<'_>]) -> Vec<usize> {
     // For each comma: whether it is outside brackets, and whether it is directly inside a list's `(`.
     let mut open: Vec<bool> = Vec::new();
     let mut top = Vec::new();
     let mut inner = Vec::new();
     for (k, a) in stmt.iter().enumerate() {
+        let side = a.kind == AtomKind::Ident
+            && fsmc_vocab::ACTION_SIDES.contains(&a.text)
+            && stmt.get(k + 1).is_some_and(|n| n.text == "do");
+        if side && open.is_empty() && k > 0 {
+            top.push(k - 1);
+        }
         if a.kind != AtomKind::Punct {
             continue;
         }

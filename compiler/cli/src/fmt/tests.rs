@@ -89,6 +89,29 @@ fn a_long_transition_stays_on_its_line() {
 }
 
 #[test]
+fn a_long_dialogue_transition_breaks_before_a_side() {
+    let long = "a".repeat(40);
+    let text = format!(
+        "machine M: dialogue {{ (Accepted, Match) -> Done sender do {long}_lock receiver do {long}_pop do note; }}"
+    );
+    let out = fmt(&text);
+    assert!(out.lines().all(|l| l.chars().count() <= WIDTH), "{out}");
+    assert!(
+        out.contains(&format!("\n        receiver do {long}_pop do note;")),
+        "{out}"
+    );
+    assert_eq!(fmt(&out), out);
+    assert_eq!(
+        fmt("machine S: staged { agents a, traders [ ], b; }"),
+        "machine S: staged {\n    agents a, traders[], b;\n}\n"
+    );
+    // `sender` is a keyword only before `do`: an action of that name is not a place to break.
+    let text =
+        format!("machine M {{ (A, E) -> B do {long}_one, sender, {long}_two, {long}_three; }}");
+    assert!(fmt(&text).contains(", sender,"));
+}
+
+#[test]
 fn line_ends_and_byte_order_marks_are_normalized() {
     let text = "\u{FEFF}machine M {\r\n    event A;\r\n}\r\n";
     assert_eq!(fmt(text), "machine M {\n    event A;\n}\n");

@@ -12,7 +12,10 @@ use fsmc_base::source::FileId;
 use fsmc_driver::resolve::Syntax;
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use fsmc_vocab::genie::{Persistence, StateType};
-use fsmc_vocab::{ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS};
+use fsmc_vocab::{
+    ACTION_SIDES, ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS,
+    TURNS,
+};
 
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
 use fsmc_syntax::lex::{Kind, Lexer, Token};
@@ -201,8 +204,14 @@ impl Cx<'_> {
         let Some(m) = self.machine_ast(m) else { return };
         for p in m.properties.iter().filter(|p| p.name.text == property) {
             if let PropValue::List(names) = &p.value {
-                for n in names {
-                    items.add(&n.text, K::VARIABLE, kind.to_string());
+                for (i, n) in names.iter().enumerate() {
+                    let group = p.groups.iter().any(|&(at, _)| at == i);
+                    let detail = if group {
+                        format!("group of {kind}s")
+                    } else {
+                        kind.to_string()
+                    };
+                    items.add(&n.text, K::VARIABLE, detail);
                 }
             }
         }
@@ -218,7 +227,7 @@ impl Cx<'_> {
                 if guards {
                     t.guards.iter().map(|g| g.name.as_str()).collect::<Vec<_>>()
                 } else {
-                    t.actions.iter().map(|n| n.as_str()).collect()
+                    t.actions.iter().map(|a| a.name.as_str()).collect()
                 }
             })
             .collect();
@@ -288,10 +297,30 @@ impl Cx<'_> {
                         items.add(p.name(), K::ENUM_MEMBER, "persistence".to_string());
                     }
                 }
-                _ => items.keywords(TRANSITION_KEYWORDS),
+                // A side comes before `do`; after `do` or `,` the same word is an action's name.
+                Some(&("sender" | "receiver"))
+                    if profile == Profile::Dialogue
+                        && !matches!(rest.iter().rev().nth(1), Some(&("do" | ","))) =>
+                {
+                    items.keywords(&["do"])
+                }
+                // `sender do` and `receiver do` only mean something in a dialogue.
+                _ => {
+                    let words: Vec<&str> = TRANSITION_KEYWORDS
+                        .iter()
+                        .copied()
+                        .filter(|k| profile == Profile::Dialogue || !ACTION_SIDES.contains(k))
+                        .collect();
+                    items.keywords(&words)
+                }
             },
             ["cross_period"] => items.keywords(&["key"]),
-            ["event", .., "by"] => self.listed(m, "roles", "role", items),
+            ["event", .., "by"] => {
+                self.listed(m, "roles", "role", items);
+                if profile == Profile::Dialogue {
+                    items.keywords(TURNS);
+                }
+            }
             [.., "state", _, ":"] => match profile {
                 Profile::Abci => {
                     for k in RoundKind::ALL {
@@ -321,6 +350,7 @@ impl Cx<'_> {
                 items.keywords(&left);
                 items.keywords(&["state"]);
             }
+            ["scripted"] | ["scripted", .., ","] => self.listed(m, "agents", "agent", items),
             ["roles" | "agents", ..] | ["label", ..] => {}
             _ => {}
         }

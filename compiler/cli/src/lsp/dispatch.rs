@@ -1,7 +1,7 @@
 //! Requests answered by the features: each method's parameters read, the document and position they name
 //! found in the current compilation, and the feature's answer (or `null` where there is nothing to say).
 
-use super::{Failure, Server, actions, complete, nav, outline, parse, to_value};
+use super::{Failure, Server, actions, complete, fingerprint, nav, outline, parse, to_value};
 use lsp_types as lt;
 use serde_json::Value;
 
@@ -74,6 +74,13 @@ impl Server {
                 self.file(&p.text_document.uri)
                     .map_or(Value::Null, |(a, file)| {
                         to_value(outline::semantic_tokens(a, file, enc))
+                    })
+            }
+            "textDocument/codeLens" => {
+                let p: lt::CodeLensParams = parse(params)?;
+                self.file(&p.text_document.uri)
+                    .map_or(Value::Null, |(a, file)| {
+                        to_value(fingerprint::code_lenses(a, file, enc))
                     })
             }
             "textDocument/formatting" => {

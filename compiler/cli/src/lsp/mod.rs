@@ -4,7 +4,8 @@
 //! loader [`Overlay`] so that unsaved text stands in for the files on disk: the diagnostics are those of
 //! `fsmc check` (codes, spans, help), across imports, Open Autonomy YAML included. Navigation (hover, definition,
 //! references, rename), completion, the outline and semantic tokens read the syntax trees of the same
-//! compilation through an [`index::Index`] of every name; formatting is [`crate::fmt`].
+//! compilation through an [`index::Index`] of every name; formatting is [`crate::fmt`]. The spec fingerprint of
+//! each `abci` machine and app ([`fingerprint`]) is a line of its hover and a code lens above it.
 //!
 //! Built on lsp-server's message types and lsp-types (the synchronous pair rust-analyzer uses: no async runtime,
 //! and a compilation of a thousand-state spec takes milliseconds, so requests are simply answered in order).
@@ -17,6 +18,7 @@ mod actions;
 mod analysis;
 mod complete;
 mod dispatch;
+mod fingerprint;
 mod index;
 mod nav;
 mod outline;

@@ -2,7 +2,7 @@
 
 use super::index::{self, MachineSyntax, Occurrence, Sym};
 use super::text::Encoding;
-use super::{Analysis, text};
+use super::{Analysis, fingerprint, text};
 use fsmc_base::source::FileId;
 use fsmc_driver::resolve::Syntax;
 use fsmc_vocab::Profile;
@@ -202,7 +202,13 @@ pub fn is_name(s: &str) -> bool {
 fn describe(a: &Analysis, sym: &Sym) -> Option<String> {
     let units = &a.compilation.units;
     match sym {
-        Sym::Machine(r) => Some(machine_text(index::machine(units, *r)?)),
+        Sym::Machine(r) => {
+            let mut s = machine_text(index::machine(units, *r)?);
+            if let Some(line) = fingerprint::hover_line(a, sym) {
+                let _ = write!(s, "\n\n{line}");
+            }
+            Some(s)
+        }
         Sym::State(r, name) => Some(match index::machine(units, *r)? {
             MachineSyntax::Fsm(m) => fsm_state(m, name)?,
             MachineSyntax::Oa(o) => oa_state(o, name),
@@ -235,6 +241,9 @@ fn describe(a: &Analysis, sym: &Sym) -> Option<String> {
             docs(&mut s, &app.docs);
             let chain: Vec<String> = app.chain.iter().map(|n| format!("`{n}`")).collect();
             let _ = write!(s, "Chains {}.", chain.join(" → "));
+            if let Some(line) = fingerprint::hover_line(a, sym) {
+                let _ = write!(s, "\n\n{line}");
+            }
             Some(s)
         }
         Sym::File(unit) => {

@@ -466,8 +466,18 @@ fn tree_classes(f: &ast::File, put: &mut impl FnMut(Span, Class, u32)) {
                 put(field.name.span, Class::Parameter, 0);
                 put(field.ty.span, Class::Type, 0);
             }
+            // `by initiator` and `by responder` name no role but the party by its turn, a word of the language.
             if let Some(r) = &e.role {
-                put(r.span, Class::Variable, 0);
+                let turn = fsmc_vocab::TURNS.contains(&r.text.as_str());
+                put(
+                    r.span,
+                    if turn {
+                        Class::Keyword
+                    } else {
+                        Class::Variable
+                    },
+                    0,
+                );
             }
         }
         for k in &m.keys {
@@ -489,7 +499,7 @@ fn tree_classes(f: &ast::File, put: &mut impl FnMut(Span, Class, u32)) {
                 put(g.name.span, Class::Function, 0);
             }
             for act in &t.actions {
-                put(act.span, Class::Function, 0);
+                put(act.name.span, Class::Function, 0);
             }
             if let Some(p) = &t.persist {
                 put(p.span, Class::Kind, 0);

@@ -71,6 +71,9 @@ impl Server {
             })),
             document_symbol_provider: Some(lt::OneOf::Left(true)),
             document_formatting_provider: Some(lt::OneOf::Left(true)),
+            code_lens_provider: Some(lt::CodeLensOptions {
+                resolve_provider: Some(false),
+            }),
             code_action_provider: Some(lt::CodeActionProviderCapability::Options(
                 lt::CodeActionOptions {
                     code_action_kinds: Some(vec![lt::CodeActionKind::QUICKFIX]),

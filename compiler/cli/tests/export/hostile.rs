@@ -9,8 +9,8 @@ use crate::{TB, run};
 use fsmc::export::{self, Direction, Target};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::spec::{
-    Event, EventId, Guard, Key, KeyId, Machine, MachineId, Origin, Spec, State, StateId, Timeout,
-    Transition,
+    Action, Event, EventId, Guard, Key, KeyId, Machine, MachineId, Origin, Spec, State, StateId,
+    Timeout, Transition,
 };
 use fsmc_vocab::Profile;
 
@@ -63,6 +63,7 @@ fn hostile_machine() -> Machine {
             }),
             fields: Vec::new(),
             role: None,
+            turn: None,
             role_span: None,
         });
     }
@@ -87,7 +88,13 @@ fn hostile_machine() -> Machine {
                     name: name(NASTY[(i + 4) % n]),
                 }]
                 .into(),
-                actions: vec![name(NASTY[(i + 5) % n]), name(NASTY[(i + 6) % n])].into(),
+                actions: [NASTY[(i + 5) % n], NASTY[(i + 6) % n]]
+                    .into_iter()
+                    .map(|a| Action {
+                        name: name(a),
+                        side: None,
+                    })
+                    .collect(),
                 persist: None,
                 docs: vec![NASTY[i].to_string()].into(),
                 span: Span::default(),

@@ -42,6 +42,7 @@ fn machine(
             timeout: None,
             fields: Vec::new(),
             role: None,
+            turn: None,
             role_span: None,
         });
     }

@@ -7,19 +7,27 @@ use expect_test::{Expect, expect};
 
 /// The labels offered, one per line, with their kind.
 fn check(fixture: &str, expect: Expect) {
+    expect.assert_eq(&completions(fixture, false));
+}
+
+/// Each completion at the fixture's cursor as `label (kind)`, with its detail after a colon when asked for.
+fn completions(fixture: &str, detail: bool) -> String {
     let mut s = Session::new(fixture);
     let items = s.call("textDocument/completion", s.at_cursor());
-    let actual: String = items
+    items
         .as_array()
         .into_iter()
         .flatten()
         .map(|i| {
             let kind = serde_json::from_value::<lsp_types::CompletionItemKind>(i["kind"].clone())
                 .map_or_else(|_| i["kind"].to_string(), |k| format!("{k:?}"));
-            format!("{} ({kind})\n", i["label"].as_str().unwrap_or_default())
+            let label = i["label"].as_str().unwrap_or_default();
+            match i["detail"].as_str() {
+                Some(d) if detail => format!("{label} ({kind}): {d}\n"),
+                _ => format!("{label} ({kind})\n"),
+            }
         })
-        .collect();
-    expect.assert_eq(&actual);
+        .collect()
 }
 
 /// The price machine with `typed` (ending at the cursor) as its last line.
@@ -76,6 +84,87 @@ fn after_a_transition_its_keywords() {
             unless (Keyword)
             do (Keyword)
             persist (Keyword)
+        "#]],
+    );
+}
+
+/// A dialogue with `typed` (ending at the cursor) as its last line.
+fn in_dialogue(typed: &str) -> String {
+    format!(
+        "machine D: dialogue {{\n    roles buyer, seller;\n    event Call by buyer;\n    event Ok by responder;\n    \
+         start default state A;\n    final state B;\n    (A, Call) -> B;\n{typed}$0\n}}\n"
+    )
+}
+
+#[test]
+fn in_a_dialogue_the_sides_and_the_turns() {
+    check(
+        &in_dialogue("    (A, Ok) -> B "),
+        expect![[r#"
+            if (Keyword)
+            unless (Keyword)
+            sender (Keyword)
+            receiver (Keyword)
+            do (Keyword)
+            persist (Keyword)
+        "#]],
+    );
+    check(
+        &in_dialogue("    (A, Ok) -> B sender "),
+        expect![[r#"
+            do (Keyword)
+        "#]],
+    );
+    // After `do`, `sender` is an action's name, and the transition's keywords follow it.
+    check(
+        &in_dialogue("    (A, Ok) -> B do sender "),
+        expect![[r#"
+            if (Keyword)
+            unless (Keyword)
+            sender (Keyword)
+            receiver (Keyword)
+            do (Keyword)
+            persist (Keyword)
+        "#]],
+    );
+    check(
+        &in_dialogue("    event Quote by "),
+        expect![[r#"
+            buyer (Variable)
+            seller (Variable)
+            initiator (Keyword)
+            responder (Keyword)
+        "#]],
+    );
+}
+
+/// A staged machine with a group of agents, with `typed` (ending at the cursor) in its stage's body if `in_body`,
+/// else as a member of the machine.
+fn in_staged(typed: &str, in_body: bool) -> String {
+    let (member, body) = if in_body {
+        (String::new(), format!("{typed}$0"))
+    } else {
+        (format!("    {typed}$0\n"), String::new())
+    };
+    format!(
+        "machine M: staged {{\n    agents traders[], auctioneer;\n{member}    start default state Bid {{ {body} }}\n    \
+         Bid -> Bid;\n}}\n"
+    )
+}
+
+#[test]
+fn in_a_staged_machine_the_agents_and_groups() {
+    expect![[r#"
+        traders (Variable): group of agents
+        auctioneer (Variable): agent
+    "#]]
+    .assert_eq(&completions(&in_staged("scripted ", false), true));
+    check(
+        &in_staged("acting traders, ", true),
+        expect![[r#"
+            traders (Variable)
+            auctioneer (Variable)
+            none (Keyword)
         "#]],
     );
 }

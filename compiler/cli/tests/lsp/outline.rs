@@ -234,6 +234,52 @@ fn semantic_tokens_of_an_app_and_a_genie_machine() {
 }
 
 #[test]
+fn semantic_tokens_of_a_dialogues_turns_and_sides() {
+    check_tokens(
+        "machine D: dialogue {\n    roles buyer, seller;\n    event Call by buyer;\n    event Quote by responder;\n    \
+         start default state A;\n    state B;\n    final state C;\n    (A, Call) -> B receiver do quote;\n    \
+         (B, Quote) -> C sender do log;\n}\n",
+        expect![[r#"
+            0:0 machine keyword 0
+            0:8 D class 1
+            0:11 dialogue enum 0
+            1:4 roles decorator 0
+            1:10 buyer variable 0
+            1:17 seller variable 0
+            2:4 event keyword 0
+            2:10 Call event 1
+            2:15 by keyword 0
+            2:18 buyer variable 0
+            3:4 event keyword 0
+            3:10 Quote event 1
+            3:16 by keyword 0
+            3:19 responder keyword 0
+            4:4 start keyword 0
+            4:10 default keyword 0
+            4:18 state keyword 0
+            4:24 A enumMember 1
+            5:4 state keyword 0
+            5:10 B enumMember 1
+            6:4 final keyword 0
+            6:10 state keyword 0
+            6:16 C enumMember 1
+            7:5 A enumMember 0
+            7:8 Call event 0
+            7:17 B enumMember 0
+            7:19 receiver keyword 0
+            7:28 do keyword 0
+            7:31 quote function 0
+            8:5 B enumMember 0
+            8:8 Quote event 0
+            8:18 C enumMember 0
+            8:20 sender keyword 0
+            8:27 do keyword 0
+            8:30 log function 0
+        "#]],
+    );
+}
+
+#[test]
 fn positions_count_utf16_units() {
     // A name after a wide character on its line: its column counts the character as two units.
     let text =

@@ -1,15 +1,16 @@
 //! Lowers one `.fsm` machine: declarations first (so order in the file does not matter), then properties,
 //! then transitions, reporting every unknown name with a did-you-mean.
 
-use super::{bad_value, duplicate_name, unknown_property};
+use super::{bad_value, duplicate_name, parties, unknown_property};
 use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::hash::NameMap;
 use fsmc_model::spec::abci::Round;
+use fsmc_model::spec::genie::FailurePolicy;
 use fsmc_model::spec::*;
 use fsmc_syntax::ast::{self, PropValue};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
-use fsmc_vocab::genie::{Persistence, StateType};
+use fsmc_vocab::genie::{OnFailure, Persistence, StateType};
 use fsmc_vocab::{NOBODY, Profile, Value, Where};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -40,6 +41,8 @@ pub(super) fn lower(m: &ast::Machine, diags: &mut Vec<Diagnostic>) -> Machine {
 
     machine_properties(m, &mut out, diags);
     events(m, &mut out, diags);
+    // After the events: a machine's `on_failure = EVENT;` names one.
+    genie_machine(m, &mut out, diags);
     keys(m, &mut out, diags);
     let state_index = states(m, &mut out, diags);
     transitions(m, &mut out, &state_index, diags);
@@ -53,6 +56,9 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
         if let Some(first) = seen.insert(p.name.as_str(), p.name.span) {
             diags.push(duplicate_property(p, first));
         }
+        if p.name.as_str() != "agents" && p.name.as_str() != "scripted" {
+            parties::no_groups(p, diags);
+        }
         match (p.name.as_str(), &p.value) {
             ("label", PropValue::Text(t)) => out.label = Some(t.clone()),
             ("label", _) => diags.push(bad_value(p, "a string: `label \"MyAbciApp\";`")),
@@ -61,12 +67,16 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
                 names_unique(&out.roles, diags);
             }
             ("agents", PropValue::List(names)) => {
-                out.agents.extend(names.iter().cloned());
+                parties::agents(out, p, names);
                 names_unique(&out.agents, diags);
             }
             ("roles" | "agents", _) => {
                 diags.push(bad_value(p, "a list of names: `roles buyer, seller;`"))
             }
+            // Read once the events are known, by `genie_machine`.
+            ("on_failure", _) => {}
+            // Read below, once every agent is known.
+            ("scripted", _) => {}
             _ => diags.push(unknown_property(
                 p,
                 &fsmc_vocab::properties()
@@ -77,6 +87,13 @@ fn machine_properties(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagn
                 "a machine",
             )),
         }
+    }
+    for p in m
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == "scripted")
+    {
+        parties::scripted(out, p, diags);
     }
 }
 
@@ -162,28 +179,35 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
             .properties
             .iter()
             .any(|p| p.name.as_str() == "roles" && matches!(p.value, PropValue::List(_)));
-        let role = e.role.as_ref().and_then(|r| match declared {
-            true => match out.roles.iter().position(|x| x.text == r.text) {
-                Some(i) => Some(i),
-                None => {
-                    let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
-                        .at(r.span, "not declared in `roles`");
-                    if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str())) {
-                        d = d.help(h);
+        let turn = parties::turn(e);
+        let role = e
+            .role
+            .as_ref()
+            .filter(|_| turn.is_none())
+            .and_then(|r| match declared {
+                true => match out.roles.iter().position(|x| x.text == r.text) {
+                    Some(i) => Some(i),
+                    None => {
+                        let mut d =
+                            Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                                .at(r.span, "not declared in `roles`");
+                        if let Some(h) = did_you_mean(&r.text, out.roles.iter().map(|x| x.as_str()))
+                        {
+                            d = d.help(h);
+                        }
+                        diags.push(d);
+                        None
                     }
-                    diags.push(d);
+                },
+                false => {
+                    diags.push(
+                        Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
+                            .at(r.span, "this machine declares no roles")
+                            .help("declare the roles with `roles buyer, seller;`"),
+                    );
                     None
                 }
-            },
-            false => {
-                diags.push(
-                    Diagnostic::new(Code::UnknownRole, format!("unknown role `{r}`"))
-                        .at(r.span, "this machine declares no roles")
-                        .help("declare the roles with `roles buyer, seller;`"),
-                );
-                None
-            }
-        });
+            });
         for f in &e.fields {
             diags.extend(super::types::check(&f.ty.text, f.ty.span, &shadowed));
         }
@@ -200,6 +224,7 @@ fn events(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
                 })
                 .collect(),
             role,
+            turn,
             role_span: e.role.as_ref().map(|r| r.span),
         });
     }
@@ -271,6 +296,7 @@ fn states<'a>(
             if let Some(first) = seen.insert(p.name.as_str(), p.name.span) {
                 diags.push(duplicate_property(p, first));
             }
+            parties::no_groups(p, diags);
             state_property(out, &known, p, &mut st, diags);
         }
         index.insert_new(s.name.as_str(), StateId(out.states.len() as u32));
@@ -363,9 +389,95 @@ fn state_property(
         Some(Value::Flag) => flag(p, st, diags),
         Some(Value::Text) => text_property(p, st, diags),
         Some(Value::Agents) => agent_list(out, p, st, diags),
+        Some(Value::Failure) => {
+            let policy = failure_policy(out, p, diags);
+            if let (Some(policy), StateData::Genie(genie)) = (policy, &mut st.system) {
+                genie.work_mut().on_failure = Some((policy, p.span));
+            }
+        }
         Some(Value::Number) => number(p, st, diags),
-        // Only machines have properties that name new things.
-        Some(Value::Names) | None => {}
+        Some(Value::Names) => work(p, st, diags),
+        None => {}
+    }
+}
+
+/// The machine's `on_failure …;`: the policy of its invoker states that give none. A property of `genie`
+/// machines only.
+fn genie_machine(m: &ast::Machine, out: &mut Machine, diags: &mut Vec<Diagnostic>) {
+    for p in m
+        .properties
+        .iter()
+        .filter(|p| p.name.as_str() == "on_failure")
+    {
+        if out.profile != Profile::Genie {
+            diags.push(
+                Diagnostic::new(
+                    Code::UnknownProperty,
+                    "`on_failure` applies only to `genie` machines",
+                )
+                .at(p.name.span, "not expected here"),
+            );
+            continue;
+        }
+        if let Some(policy) = failure_policy(out, p, diags) {
+            out.genie.on_failure = Some((policy, p.span));
+        }
+    }
+}
+
+/// `on_failure retry;`, `on_failure continue;` or `on_failure = EVENT;`.
+fn failure_policy(
+    out: &Machine,
+    p: &ast::Property,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<FailurePolicy> {
+    match &p.value {
+        PropValue::Assign(ev) => match out.find_event(&ev.text) {
+            Some(e) => Some(FailurePolicy::Event(e)),
+            None => {
+                diags.push(unknown_event(out, ev));
+                None
+            }
+        },
+        PropValue::List(words) if words.len() == 1 => {
+            let word = &words[0];
+            if let Some(policy) = OnFailure::parse(&word.text) {
+                return Some(FailurePolicy::Word(policy));
+            }
+            let mut d = Diagnostic::new(
+                Code::BadPropertyValue,
+                format!("unknown failure policy `{word}`"),
+            )
+            .at(word.span, "expected `retry`, `continue` or `= EVENT`");
+            if let Some(h) = did_you_mean(&word.text, OnFailure::NAMES.iter().copied()) {
+                d = d.help(h);
+            }
+            diags.push(d);
+            None
+        }
+        _ => {
+            diags.push(bad_value(
+                p,
+                "`on_failure retry;`, `on_failure continue;` or `on_failure = EVENT;`",
+            ));
+            None
+        }
+    }
+}
+
+/// `runs retrieval;`: the one name of the work an invoker state runs.
+fn work(p: &ast::Property, st: &mut State, diags: &mut Vec<Diagnostic>) {
+    match (&p.value, &mut st.system) {
+        (PropValue::List(names), StateData::Genie(genie)) if names.len() == 1 => {
+            genie.work_mut().runs = Some(names[0].clone());
+        }
+        (_, system) => {
+            diags.push(bad_value(p, "the name of one work: `runs retrieval;`"));
+            // The work was named, in the wrong shape: that is the error, not a missing work (E0705).
+            if let StateData::Genie(genie) = system {
+                genie.work_mut().runs = Some(Name::new(String::new(), p.span));
+            }
+        }
     }
 }
 
@@ -504,15 +616,7 @@ fn agent_list(out: &Machine, p: &ast::Property, st: &mut State, diags: &mut Vec<
     for a in list.iter().filter(|a| a.text != NOBODY) {
         match out.agents.iter().position(|x| x.text == a.text) {
             Some(i) => ids.push((i, a.span)),
-            None => {
-                let mut d = Diagnostic::new(Code::UnknownRole, format!("unknown agent `{a}`"))
-                    .at(a.span, "not declared in `agents`");
-                d = match did_you_mean(&a.text, out.agents.iter().map(|x| x.as_str())) {
-                    Some(h) => d.help(h),
-                    None => d.help("declare the agents with `agents a, b;`"),
-                };
-                diags.push(d);
-            }
+            None => diags.push(parties::unknown_agent(out, &a.text, a.span)),
         }
     }
     if let StateData::Staged(stage) = &mut st.system {
@@ -647,7 +751,7 @@ fn transitions(
                     name: g.name.clone(),
                 })
                 .collect(),
-            actions: t.actions.clone(),
+            actions: parties::actions(t, out.profile, diags),
             persist,
             docs: t.docs.clone(),
             span: t.span,

@@ -4,6 +4,7 @@
 //! a bad transition is reported and skipped, and the rest of the machine is still built and checked.
 
 mod machine;
+mod parties;
 mod types;
 mod yaml;
 

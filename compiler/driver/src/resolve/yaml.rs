@@ -47,6 +47,7 @@ fn declare_events<'a>(
                     timeout: None,
                     fields: Vec::new(),
                     role: None,
+                    turn: None,
                     role_span: None,
                 });
             }

@@ -1,5 +1,7 @@
-//! FIPA dialogue rules (`machine M: dialogue`): the AEA generator's (two roles, every performative sent by one,
-//! an initiation and a termination, replies by the other role) plus reachability of every performative.
+//! FIPA dialogue rules (`machine M: dialogue`): the AEA generator's (two roles, every performative sent by one
+//! of them or by the initiator or the responder, an initiation sent by a role and a termination, replies by the
+//! other party) plus reachability of every performative, and actions that run at most once on each party's
+//! copy.
 //!
 //! A dialogue says what the graph pass would in its own words: a dialogue that cannot begin is one error, a
 //! performative after which it cannot end is reported for the performative, and a performative only unreachable
@@ -7,9 +9,11 @@
 
 use super::graph::{Graph, Quiet, Set};
 use super::system::System;
+use crate::spec::dialogue::{ActionSide, Turn};
 use crate::spec::{Machine, Transition};
 use fsmc_base::diag::{Code, Diagnostic};
-use std::collections::BTreeSet;
+use fsmc_vocab::TURNS;
+use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) struct Dialogue;
 
@@ -43,8 +47,28 @@ impl System for Dialogue {
         }
     }
 
+    /// `initiator` and `responder` name the parties by who opened the dialogue, in `by …`: no role may take
+    /// them.
+    fn names(&self, m: &Machine, out: &mut Vec<Diagnostic>) {
+        for r in m.roles.iter().filter(|r| TURNS.contains(&r.as_str())) {
+            out.push(
+                Diagnostic::new(
+                    Code::ReservedName,
+                    format!("the role name `{r}` is reserved in dialogues"),
+                )
+                .at(r.span, "reserved")
+                .help(format!(
+                    "`by {r}` names the party that {} the dialogue, whatever its role; pick another name for this role",
+                    if r.as_str() == "initiator" { "opened" } else { "did not open" }
+                )),
+            );
+        }
+    }
+
     fn check(&self, m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         roles(m, out);
+        openings(m, out);
+        action_sides(m, out);
         // With transitions dropped by resolution, or none written, these facts would repeat those errors.
         if !m.incomplete && !m.transitions.is_empty() {
             ends(m, out);
@@ -78,7 +102,7 @@ fn roles(m: &Machine, out: &mut Vec<Diagnostic>) {
         });
     }
     for e in &m.events {
-        if e.role.is_none() && e.role_span.is_none() {
+        if e.role.is_none() && e.turn.is_none() && e.role_span.is_none() {
             out.push(
                 Diagnostic::new(
                     Code::PerformativeWithoutRole,
@@ -86,11 +110,76 @@ fn roles(m: &Machine, out: &mut Vec<Diagnostic>) {
                 )
                 .at(e.name.span, "no `by role`")
                 .help(format!(
-                    "write `event {} by {};`",
+                    "write `event {} by {};` (or `by initiator`, `by responder`)",
                     e.name,
                     m.roles.first().map_or("role", |r| r.as_str())
                 )),
             );
+        }
+    }
+}
+
+/// The performatives that open a dialogue are sent by a role: the opening fixes which role each party plays,
+/// which `by initiator` and `by responder` then refer to.
+fn openings(m: &Machine, out: &mut Vec<Diagnostic>) {
+    let starts: BTreeSet<_> = m.start_states().collect();
+    let mut reported = BTreeSet::new();
+    for t in m.transitions.iter().filter(|t| starts.contains(&t.from)) {
+        let Some(e) = t.event else { continue };
+        let ev = m.event(e);
+        let Some(turn) = ev.turn else { continue };
+        if !reported.insert(e) {
+            continue;
+        }
+        let roles: Vec<String> = m.roles.iter().map(|r| format!("`by {r}`")).collect();
+        out.push(
+            Diagnostic::new(
+                Code::OpeningWithoutRole,
+                format!(
+                    "performative `{}` opens the dialogue but is sent `by {}`",
+                    ev.name,
+                    turn.name()
+                ),
+            )
+            .at(ev.role_span.unwrap_or(ev.name.span), "not a role")
+            .with(t.event_span, "it opens the dialogue here")
+            .help(format!(
+                "the opening performative fixes the role each party plays: send it {}, with one opening performative per role that may open",
+                if roles.is_empty() { "by a role".to_string() } else { roles.join(" or ") }
+            )),
+        );
+    }
+}
+
+/// An action runs at most once on each party's copy of a transition: named once per side, or once without a
+/// side (on both).
+fn action_sides(m: &Machine, out: &mut Vec<Diagnostic>) {
+    for t in &m.transitions {
+        let mut seen: BTreeMap<(&str, ActionSide), fsmc_base::source::Span> = BTreeMap::new();
+        for a in &t.actions {
+            let sides = match a.side {
+                Some((side, _)) => vec![side],
+                None => vec![ActionSide::Sender, ActionSide::Receiver],
+            };
+            for side in sides {
+                let Some(first) = seen.insert((a.name.as_str(), side), a.name.span) else {
+                    continue;
+                };
+                out.push(
+                    Diagnostic::new(
+                        Code::ActionSide,
+                        format!(
+                            "action `{}` runs twice on the {}'s copy of this transition",
+                            a.name,
+                            side.name()
+                        ),
+                    )
+                    .at(a.name.span, "named again here")
+                    .with(first, "first named here")
+                    .help("name it once: with `sender do` or `receiver do` for one party, with a plain `do` for both"),
+                );
+                break;
+            }
         }
     }
 }
@@ -212,41 +301,71 @@ fn cannot_terminate(m: &Machine, g: &Graph) -> Vec<bool> {
     out
 }
 
-/// Roles alternate: whoever sent the performative that led into a state does not send the reply.
+/// Who sends a performative, as far as the spec tells: a role, or a party named by who opened the dialogue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Party {
+    Role(usize),
+    Turn(Turn),
+}
+
+/// The names a party goes by where `t` is taken: its sender, and for an opening performative sent by a role,
+/// also the initiator (the role that opens is the initiator).
+fn parties(m: &Machine, t: &Transition, starts: &BTreeSet<crate::spec::StateId>) -> Vec<Party> {
+    let Some(e) = t.event.map(|e| m.event(e)) else {
+        return Vec::new();
+    };
+    match (e.role, e.turn) {
+        (Some(r), _) if starts.contains(&t.from) => {
+            vec![Party::Role(r), Party::Turn(Turn::Initiator)]
+        }
+        (Some(r), _) => vec![Party::Role(r)],
+        (None, Some(turn)) => vec![Party::Turn(turn)],
+        (None, None) => Vec::new(),
+    }
+}
+
+fn party_name(m: &Machine, p: Party) -> &str {
+    match p {
+        Party::Role(r) => m.roles.get(r).map_or("?", |r| r.as_str()),
+        Party::Turn(t) => t.name(),
+    }
+}
+
+/// Parties alternate: whoever sent every performative that led into a state does not send the reply.
 fn same_role_replies(m: &Machine, out: &mut Vec<Diagnostic>) {
-    let mut into: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); m.states.len()];
+    let starts: BTreeSet<_> = m.start_states().collect();
+    // For each state, the parties that may have sent each performative leading into it.
+    let mut into: Vec<Vec<Vec<Party>>> = vec![Vec::new(); m.states.len()];
     for t in &m.transitions {
-        if let Some(role) = t.event.and_then(|e| m.event(e).role) {
-            into[t.to.index()].insert(role);
+        let p = parties(m, t, &starts);
+        if !p.is_empty() {
+            into[t.to.index()].push(p);
         }
     }
     for t in &m.transitions {
         let Some(e) = t.event else { continue };
-        let Some(role) = m.event(e).role else {
+        let Some(&party) = parties(m, t, &BTreeSet::new()).first() else {
             continue;
         };
-        if into[t.from.index()].len() == 1 && into[t.from.index()].contains(&role) {
-            out.push(
-                Diagnostic::new(
-                    Code::SameRoleReply,
-                    format!(
-                        "`{}` answers a performative that `{}` itself sent",
-                        m.event(e).name,
-                        m.roles[role]
-                    ),
-                )
-                .at(t.event_span, format!("sent by `{}`", m.roles[role]))
-                .with(
-                    m.state(t.from).name.span,
-                    format!(
-                        "every performative into this state is sent by `{}`",
-                        m.roles[role]
-                    ),
-                )
-                .help(
-                    "in a two-party dialogue the other role replies; check the reply's `by` role",
-                ),
-            );
+        let entering = &into[t.from.index()];
+        if entering.is_empty() || !entering.iter().all(|senders| senders.contains(&party)) {
+            continue;
         }
+        let name = party_name(m, party);
+        out.push(
+            Diagnostic::new(
+                Code::SameRoleReply,
+                format!(
+                    "`{}` answers a performative that `{name}` itself sent",
+                    m.event(e).name
+                ),
+            )
+            .at(t.event_span, format!("sent by `{name}`"))
+            .with(
+                m.state(t.from).name.span,
+                format!("every performative into this state is sent by `{name}`"),
+            )
+            .help("in a two-party dialogue the other party replies; check the reply's `by`"),
+        );
     }
 }

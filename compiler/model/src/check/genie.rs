@@ -1,27 +1,41 @@
 //! Genie Flow's rules (`machine M: genie`): every state is `user` or `invoker` and renders a template the loader
-//! could read, a `persist` override is not the transition's default, and `poll` is the runtime's event.
+//! could read, an invoker state names the work it runs and has a way out when that work fails, a `persist`
+//! override is not the transition's default, and `poll`, `retry` and `abandon` are the runtime's events.
 
 use super::graph::Graph;
 use super::system::System;
-use crate::spec::{Machine, Spec};
+use crate::ident;
+use crate::spec::genie::FailurePolicy;
+use crate::spec::{EventId, Machine, Spec, StateId};
 use fsmc_base::diag::{Code, Diagnostic};
-use fsmc_vocab::genie::Persistence;
+use fsmc_base::source::Name;
+use fsmc_vocab::genie::{Persistence, RESERVED_EVENTS, StateType};
+use std::collections::{BTreeMap, BTreeSet};
 
 pub(super) struct Genie;
 
 impl System for Genie {
     fn names(&self, m: &Machine, out: &mut Vec<Diagnostic>) {
-        if let Some(e) = m.events.iter().find(|e| e.name.text == "poll") {
+        for e in m
+            .events
+            .iter()
+            .filter(|e| RESERVED_EVENTS.contains(&e.name.as_str()))
+        {
             out.push(
-                Diagnostic::new(Code::ReservedName, "the event name `poll` is reserved in Genie machines")
-                    .at(e.name.span, "reserved")
-                    .help("while an invoker runs, the runtime offers only `poll`; pick another name for this event"),
+                Diagnostic::new(
+                    Code::ReservedName,
+                    format!("the event name `{}` is reserved in Genie machines", e.name),
+                )
+                .at(e.name.span, "reserved")
+                .help("the runtime answers `poll` (while an invoker works), `retry` and `abandon` (while failed work waits) itself; pick another name for this event"),
             );
         }
+        work_names(m, out);
     }
 
     fn check(&self, m: &Machine, _g: &Graph, out: &mut Vec<Diagnostic>) {
         states(m, out);
+        work(m, out);
         persistence(m, out);
     }
 
@@ -52,6 +66,110 @@ fn states(m: &Machine, out: &mut Vec<Diagnostic>) {
                     .at(st.name.span, "no `template`")
                     .help("every Genie state renders a template: add `template \"path/to/template.jinja2\";`"),
             );
+        }
+    }
+}
+
+/// Every invoker state names its work (`runs NAME;`) and has a way out when it fails; `runs` and `on_failure`
+/// are about invoker states only.
+fn work(m: &Machine, out: &mut Vec<Diagnostic>) {
+    // The (state, event) pairs with a transition, looked up once per invoker state with a failure event: built
+    // only when there is one, so the check stays linear in the spec.
+    let mut handled: Option<BTreeSet<(StateId, EventId)>> = None;
+    for (i, st) in m.states.iter().enumerate() {
+        let Some(genie) = st.genie() else { continue };
+        if genie.ty != Some(StateType::Invoker) {
+            let user = genie.ty == Some(StateType::User);
+            let props = [
+                ("runs", genie.runs().map(|n| n.span)),
+                ("on_failure", genie.on_failure().map(|(_, s)| s)),
+            ];
+            for (name, span) in props.into_iter().filter(|_| user) {
+                let Some(span) = span else { continue };
+                out.push(
+                    Diagnostic::new(
+                        Code::UnknownProperty,
+                        format!("`{name}` applies only to invoker states"),
+                    )
+                    .at(span, format!("`{}` is a user state", st.name))
+                    .help("a user state waits for the user and runs no work"),
+                );
+            }
+            continue;
+        }
+        if genie.runs().is_none() {
+            out.push(
+                Diagnostic::new(
+                    Code::GenieMissingWork,
+                    format!("invoker state `{}` does not name the work it runs", st.name),
+                )
+                .at(st.name.span, "no `runs`")
+                .help("name it, and the invoker dispatches on it: `runs retrieval;`"),
+            );
+        }
+        let Some((FailurePolicy::Event(event), span)) = m.genie.on_failure(genie) else {
+            continue;
+        };
+        let handled = handled.get_or_insert_with(|| {
+            m.transitions
+                .iter()
+                .filter_map(|t| Some((t.from, t.event?)))
+                .collect()
+        });
+        if handled.contains(&(StateId(i as u32), event)) {
+            continue;
+        }
+        let ev = &m.event(event).name;
+        out.push(
+            Diagnostic::new(
+                Code::GenieFailureUnhandled,
+                format!(
+                    "when its work fails, `{}` sends `{ev}`, which it has no transition on",
+                    st.name
+                ),
+            )
+            .at(span, "the failure policy")
+            .with(st.name.span, "this invoker state")
+            .help(format!(
+                "add `({}, {ev}) -> …;`, or give the state another `on_failure`",
+                st.name
+            )),
+        );
+    }
+}
+
+/// The names of the work invoker states run become the variants of one `Work` enum: two spellings of one
+/// variant would be one variant twice.
+fn work_names(m: &Machine, out: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<String, &Name> = BTreeMap::new();
+    // An empty name stands for one given in the wrong shape, reported by the resolver already.
+    let names = m.states.iter().filter_map(|s| s.genie()?.runs());
+    for n in names.filter(|n| !n.text.is_empty()) {
+        let rust = ident::camel(&n.text);
+        if n.text.bytes().all(|c| c == b'_') || rust == "Self" {
+            out.push(
+                Diagnostic::new(Code::ReservedName, format!("`{n}` cannot name a work"))
+                    .at(n.span, format!("becomes `{rust}` in generated Rust"))
+                    .help("give the work a name with a letter in it, other than `self`"),
+            );
+            continue;
+        }
+        match seen.get(&rust) {
+            Some(prev) if prev.text != n.text => out.push(
+                Diagnostic::new(
+                    Code::NameCollision,
+                    format!(
+                        "works `{prev}` and `{n}` both become `Work::{rust}` in generated Rust"
+                    ),
+                )
+                .at(n.span, format!("becomes `{rust}`"))
+                .with(prev.span, format!("also becomes `{rust}`"))
+                .help("spell the work the same way everywhere"),
+            ),
+            Some(_) => {}
+            None => {
+                seen.insert(rust, n);
+            }
         }
     }
 }

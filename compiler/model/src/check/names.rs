@@ -149,7 +149,7 @@ fn hooks(m: &Machine, out: &mut Vec<Diagnostic>) {
     let actions = m
         .transitions
         .iter()
-        .flat_map(|t| t.actions.iter().map(|a| (a, "action")));
+        .flat_map(|t| t.actions.iter().map(|a| (&a.name, "action")));
     for (n, kind) in guards.chain(actions) {
         underscore(|| article(kind), n, out);
         let rust = ident::snake(&n.text);

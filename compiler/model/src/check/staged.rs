@@ -1,6 +1,6 @@
 //! Staged environments' rules (`machine M: staged`), after Phantom's definition: stages move directly (a handler
-//! picks the next stage, or there is exactly one), there is no final stage, and the names the generated
-//! `Environment` trait takes are reserved.
+//! picks the next stage, or there is exactly one), there is no final stage, scripted agents are never rewarded,
+//! and the names the generated `Environment` trait takes are reserved.
 //!
 //! Phantom: "Stage without handler must have exactly one next stage" (zero included), and a stage may have no
 //! acting agents. Phantom has no final stage: an episode ends by `num_steps` or when the environment says it is
@@ -8,8 +8,8 @@
 
 use super::graph::{Graph, Quiet, Set};
 use super::system::System;
-use crate::ident;
 use crate::spec::Machine;
+use crate::{hooks, ident};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_vocab::NOBODY;
 use std::collections::BTreeSet;
@@ -17,18 +17,30 @@ use std::collections::BTreeSet;
 pub(super) struct Staged;
 
 /// The methods of a staged machine's `Environment` trait besides the handlers, which are named after their
-/// stages (`snake_case`): a handler must not take one of these names.
+/// stages (`snake_case`), and the agents' `observe_<agent>` and `act_<agent>`: a handler must not take one of
+/// these names.
 const ENVIRONMENT_METHODS: &[&str] = &[
     "reset",
-    "observe",
     "info",
-    "act",
     "resolve",
     "reward",
     "agent_terminated",
     "is_terminated",
     "is_truncated",
 ];
+
+/// Every method of `Environment` but the handlers: the fixed ones, and each agent's (a scripted agent only
+/// acts).
+fn environment_methods(m: &Machine) -> Vec<String> {
+    let mut out: Vec<String> = ENVIRONMENT_METHODS.iter().map(|s| s.to_string()).collect();
+    for (i, a) in m.agents.iter().enumerate() {
+        if !m.roster.is_scripted(i) {
+            out.push(hooks::method("observe", &a.text));
+        }
+        out.push(hooks::method("act", &a.text));
+    }
+    out
+}
 
 impl System for Staged {
     fn refuses_finals(&self) -> bool {
@@ -66,9 +78,10 @@ impl System for Staged {
                 )),
             );
         }
+        let methods = environment_methods(m);
         for s in m.states.iter().filter(|s| handler(s).is_some()) {
             let method = ident::snake(&s.name.text);
-            if ENVIRONMENT_METHODS.contains(&method.as_str()) {
+            if methods.contains(&method) {
                 out.push(
                     Diagnostic::new(
                         Code::NameCollision,
@@ -80,7 +93,7 @@ impl System for Staged {
                     .at(s.name.span, format!("its handler becomes `{method}`"))
                     .help(format!(
                         "rename the stage; `Environment` has the methods {}",
-                        ENVIRONMENT_METHODS
+                        methods
                             .iter()
                             .map(|m| format!("`{m}`"))
                             .collect::<Vec<_>>()
@@ -103,6 +116,30 @@ impl System for Staged {
             );
         }
         stages(m, g, out);
+        scripted_rewarded(m, out);
+    }
+}
+
+/// A scripted agent acts on its own and has no policy to train: Phantom rewards strategic agents only.
+fn scripted_rewarded(m: &Machine, out: &mut Vec<Diagnostic>) {
+    for s in &m.states {
+        let Some(rewarded) = s.stage().and_then(|st| st.rewarded.as_ref()) else {
+            continue;
+        };
+        for &(a, span) in rewarded.iter().filter(|(a, _)| m.roster.is_scripted(*a)) {
+            let name = &m.agents[a];
+            let mut d = Diagnostic::new(
+                Code::ScriptedRewarded,
+                format!("stage `{}` rewards `{name}`, a scripted agent", s.name),
+            )
+            .at(span, "scripted agents are never rewarded");
+            if let Some(&(_, at)) = m.roster.scripted.iter().find(|(i, _)| *i == a) {
+                d = d.with(at, "scripted here");
+            }
+            out.push(d.help(
+                "a scripted agent acts on its own and observes nothing; reward the agents that take actions",
+            ));
+        }
     }
 }
 

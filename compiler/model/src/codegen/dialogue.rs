@@ -1,16 +1,17 @@
-//! What a FIPA dialogue adds to a `dialogue` machine's module: its two roles, the sender of each performative,
-//! the performatives that open and end a dialogue, and the runtime's `Protocol` (one party's copy of a dialogue,
-//! and an agent's dialogues).
+//! What a FIPA dialogue adds to a `dialogue` machine's module: its two roles, the sender of each performative
+//! (a role, or the initiator or the responder), the performatives that open and end a dialogue, and the
+//! runtime's `Protocol` (one party's copy of a dialogue, and an agent's dialogues).
 
 use super::tokens::variant;
 use crate::spec::Machine;
+use crate::spec::dialogue::Turn;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-/// What a dialogue adds to every transition its hooks see (`Transition::profile`): the message's header and
-/// whether this party sent or received it (a dialogue's copy fires it).
+/// What a dialogue adds to every transition its hooks see (`Transition::profile`): the message's header,
+/// whether this party sent or received it (a dialogue's copy fires it), and the role this party plays.
 pub(crate) fn transition_profile() -> TokenStream {
-    quote! { ::fsmc_runtime::dialogue::Delivery<'a> }
+    quote! { ::fsmc_runtime::dialogue::Delivery<'a, Role> }
 }
 
 /// The roles, the sender of each performative, the performatives that open and end a dialogue, and the
@@ -20,13 +21,15 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
     let role_docs = m.roles.iter().map(|r| format!(" Role `{r}`."));
     let role_names: Vec<&str> = m.roles.iter().map(|r| r.as_str()).collect();
     let nr = proc_macro2::Literal::usize_unsuffixed(roles.len());
-    let role_of = m
-        .events
-        .iter()
-        .map(|e| match e.role.and_then(|r| roles.get(r)) {
-            Some(r) => quote! { ::core::option::Option::Some(Role::#r) },
-            None => quote! { ::core::option::Option::None },
-        });
+    let sender_of = m.events.iter().map(|e| {
+        let sender = match (e.role.and_then(|r| roles.get(r)), e.turn) {
+            (Some(r), _) => quote! { Role(Role::#r) },
+            (None, Some(Turn::Initiator)) => quote! { Initiator },
+            (None, Some(Turn::Responder)) => quote! { Responder },
+            (None, None) => return quote! { ::core::option::Option::None },
+        };
+        quote! { ::core::option::Option::Some(::fsmc_runtime::dialogue::Sender::#sender) }
+    });
     let ne = proc_macro2::Literal::usize_unsuffixed(m.events.len());
     let initiation = initiation(m);
     let termination = termination(m);
@@ -47,7 +50,7 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         pub enum Role { #(#[doc = #role_docs] #roles,)* }
 
         const ROLE_NAMES: [&str; #nr] = [#(#role_names),*];
-        static ROLE_OF: [::core::option::Option<Role>; #ne] = [#(#role_of),*];
+        static SENDER_OF: [::core::option::Option<::fsmc_runtime::dialogue::Sender<Role>>; #ne] = [#(#sender_of),*];
 
         impl Role {
             /// The role's name as written in the spec.
@@ -69,9 +72,10 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         }
 
         impl Event {
-            /// The role that sends this performative.
-            pub fn role(self) -> ::core::option::Option<Role> {
-                ROLE_OF[self as usize]
+            /// Who sends this performative: a role, or the party that opened the dialogue (or did not),
+            /// whichever role it plays.
+            pub fn sender(self) -> ::core::option::Option<::fsmc_runtime::dialogue::Sender<Role>> {
+                SENDER_OF[self as usize]
             }
         }
 
@@ -154,8 +158,8 @@ fn protocol(m: &Machine) -> Option<TokenStream> {
                 fn performative(message: &Message) -> Event {
                     #performative
                 }
-                fn sender_role(performative: Event) -> ::core::option::Option<Role> {
-                    performative.role()
+                fn sender(performative: Event) -> ::core::option::Option<::fsmc_runtime::dialogue::Sender<Role>> {
+                    performative.sender()
                 }
                 fn other_role(role: Role) -> Role {
                     role.other()
@@ -163,7 +167,7 @@ fn protocol(m: &Machine) -> Option<TokenStream> {
                 fn deliver(
                     self,
                     message: &Message,
-                    delivery: &::fsmc_runtime::dialogue::Delivery<'_>,
+                    delivery: &::fsmc_runtime::dialogue::Delivery<'_, Role>,
                     hooks: &mut (dyn Hooks + 'static),
                 ) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
                     State::fire_with(self, message, delivery, hooks)

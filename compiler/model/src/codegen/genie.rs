@@ -1,11 +1,12 @@
 //! What Genie Flow adds to a `genie` machine's module: each state's type (user or invoker) and template, the
-//! template files' text, the persistence of each transition, and the runtime's Genie traits.
+//! work each invoker state runs (the `Work` enum) and its failure policy, the template files' text, the
+//! persistence of each transition, and the runtime's Genie traits.
 
 use super::tokens::variant;
-use crate::spec::genie::GenieState;
+use crate::spec::genie::{FailurePolicy, GenieState};
 use crate::spec::{Machine, Spec, State};
 use fsmc_base::source::Name;
-use fsmc_vocab::genie::{Persistence, StateType};
+use fsmc_vocab::genie::{OnFailure, Persistence, StateType};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -43,7 +44,10 @@ pub(crate) fn generate(m: &Machine, spec: &Spec) -> TokenStream {
     });
     let overrides = overrides(m);
     let runtime = runtime(m);
+    let work = work(m);
     quote! {
+        #work
+
         static STATE_TYPES: [::fsmc_runtime::genie::StateType; #n] = [#(#types),*];
         const TEMPLATES: [&str; #n] = [#(#templates),*];
         /// Every template file the states name, with its text as `fsmc` read it: (path, source).
@@ -155,6 +159,13 @@ fn runtime(m: &Machine) -> TokenStream {
             fn accepted_names(self) -> &'static [&'static str] {
                 ACCEPTED_NAMES[self as usize]
             }
+            type Work = Work;
+            fn work(self) -> ::core::option::Option<Work> {
+                State::work(self)
+            }
+            fn on_failure(self) -> ::fsmc_runtime::genie::FailurePolicy {
+                State::on_failure(self)
+            }
         }
 
         #[automatically_derived]
@@ -165,7 +176,105 @@ fn runtime(m: &Machine) -> TokenStream {
                 };
                 let to = self.fire_with(&event, turn, context).map_err(|e| ::fsmc_runtime::genie::GenieError::refused(&e))?;
                 let persistence = turn.persistence_override().unwrap_or_else(|| persistence(self, event, to));
-                ::core::result::Result::Ok(::fsmc_runtime::genie::Step { from: self, event: event.name(), to, persistence })
+                ::core::result::Result::Ok(::fsmc_runtime::genie::Step { from: self, event: event.name(), to, persistence, recorded: turn.derivative() })
+            }
+        }
+    }
+}
+
+/// The `Work` enum (one variant per name invoker states give in `runs`, in the order first named), each state's
+/// work and failure policy.
+fn work(m: &Machine) -> TokenStream {
+    let mut names: Vec<&str> = Vec::new();
+    for st in &m.states {
+        if let Some(n) = st.genie().and_then(|g| g.runs())
+            && !names.contains(&n.as_str())
+        {
+            names.push(n.as_str());
+        }
+    }
+    let variants: Vec<Ident> = names.iter().map(|n| variant(n)).collect();
+    let docs = names.iter().map(|n| {
+        let by: Vec<String> = m
+            .states
+            .iter()
+            .filter(|s| {
+                s.genie()
+                    .and_then(|g| g.runs())
+                    .is_some_and(|r| r.as_str() == *n)
+            })
+            .map(|s| format!("`{}`", s.name))
+            .collect();
+        format!(" `{n}`, run by {}.", by.join(", "))
+    });
+    let count = proc_macro2::Literal::usize_unsuffixed(names.len());
+    let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
+    let of_state = m
+        .states
+        .iter()
+        .map(|s| match s.genie().and_then(|g| g.runs()) {
+            Some(r) => {
+                let v = variant(r.as_str());
+                quote! { ::core::option::Option::Some(Work::#v) }
+            }
+            None => quote! { ::core::option::Option::None },
+        });
+    let policies = m.states.iter().map(|s| {
+        let policy = s
+            .genie()
+            .and_then(|g| m.genie.on_failure(g))
+            .map(|(p, _)| p);
+        match policy {
+            Some(FailurePolicy::Word(OnFailure::Retry)) => {
+                quote! { ::fsmc_runtime::genie::FailurePolicy::Retry }
+            }
+            Some(FailurePolicy::Event(e)) => {
+                let name = m.event(e).name.as_str();
+                quote! { ::fsmc_runtime::genie::FailurePolicy::Send(#name) }
+            }
+            Some(FailurePolicy::Word(OnFailure::Continue)) | None => {
+                quote! { ::fsmc_runtime::genie::FailurePolicy::Continue }
+            }
+        }
+    });
+    quote! {
+        /// The work the machine's invoker states run, as the spec names it (`runs NAME;`): what the application's
+        /// invoker (`fsmc_runtime::genie::Invoker<Work>`) matches on to plan and run it.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Work {
+            #(#[doc = #docs] #variants,)*
+        }
+
+        impl Work {
+            /// Every work, in the order the states first name them.
+            pub const ALL: [Work; #count] = [#(Work::#variants),*];
+
+            /// The work's name, as the spec writes it.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    #(Work::#variants => #names,)*
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for Work {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        const WORK: [::core::option::Option<Work>; #n] = [#(#of_state),*];
+        const ON_FAILURE: [::fsmc_runtime::genie::FailurePolicy; #n] = [#(#policies),*];
+
+        impl State {
+            /// The work an invoker state runs (`runs …;`); `None` for a user state.
+            pub const fn work(self) -> ::core::option::Option<Work> {
+                WORK[self as usize]
+            }
+
+            /// What the state does when its work fails: its `on_failure`, else the machine's, else `continue`.
+            pub const fn on_failure(self) -> ::fsmc_runtime::genie::FailurePolicy {
+                ON_FAILURE[self as usize]
             }
         }
     }

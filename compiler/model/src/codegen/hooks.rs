@@ -9,9 +9,11 @@ use super::docs;
 use super::table::{is_guarded, pairs};
 use super::tokens::{rust_type, snake, variant};
 use crate::hooks;
-use crate::spec::{EventId, Machine, StateId};
+use crate::spec::dialogue::ActionSide;
+use crate::spec::{Action, EventId, Machine, StateId};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
+use std::collections::BTreeSet;
 
 /// `messages` (one struct per event that carries data) and `Message` (an event with its data); a machine
 /// whose events carry none has `type Message = Event`.
@@ -85,9 +87,14 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
     }
 }
 
-/// The guards and the actions named in the spec, each once, in the order first written.
-fn guards_and_actions(m: &Machine) -> (Vec<String>, Vec<String>) {
-    let (mut guards, mut actions): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+/// Where an action runs in a dialogue: on both parties' copies (`None`), or on one (`sender do`, `receiver do`).
+type Sides = BTreeSet<Option<ActionSide>>;
+
+/// The guards and the actions named in the spec, each once, in the order first written; with each action, the
+/// sides it runs on.
+fn guards_and_actions(m: &Machine) -> (Vec<String>, Vec<(String, Sides)>) {
+    let mut guards: Vec<String> = Vec::new();
+    let mut actions: Vec<(String, Sides)> = Vec::new();
     for t in &m.transitions {
         for g in &t.guards {
             if !guards.contains(&g.name.text.to_string()) {
@@ -95,12 +102,34 @@ fn guards_and_actions(m: &Machine) -> (Vec<String>, Vec<String>) {
             }
         }
         for a in &t.actions {
-            if !actions.contains(&a.text.to_string()) {
-                actions.push(a.text.to_string());
+            let side = a.side.map(|(s, _)| s);
+            match actions.iter_mut().find(|(n, _)| *n == a.name.text) {
+                Some((_, sides)) => {
+                    sides.insert(side);
+                }
+                None => actions.push((a.name.text.to_string(), BTreeSet::from([side]))),
             }
         }
     }
     (guards, actions)
+}
+
+/// Where an action runs, for its documentation: nothing to add when it runs wherever its transition fires.
+fn sides_doc(sides: &Sides) -> String {
+    let on = |side: ActionSide| match side {
+        ActionSide::Sender => "the sender's copy of the dialogue (`sender do`)",
+        ActionSide::Receiver => "the receiver's copy (`receiver do`)",
+    };
+    let named: Vec<&str> = sides.iter().flatten().map(|s| on(*s)).collect();
+    if named.is_empty() {
+        return String::new();
+    }
+    let mut doc = format!(" It runs on {}", named.join(", and on "));
+    if sides.contains(&None) {
+        doc.push_str(", and on both copies where it is named without a side");
+    }
+    doc.push('.');
+    doc
 }
 
 fn method(name: &str) -> Ident {
@@ -160,11 +189,12 @@ fn hooks_trait(m: &Machine) -> TokenStream {
         );
         quote! { #[doc = #doc] fn #id(&self, t: &Transition<'_>) -> bool; }
     });
-    let action_methods = actions.iter().map(|a| {
+    let action_methods = actions.iter().map(|(a, sides)| {
         let id = snake(a);
         let doc = format!(
             " Action `{a}`: runs when a transition that names it (`do {a}`) is taken, in the `on` group, after \
-             `on_transition` and the event's `on_` hook."
+             `on_transition` and the event's `on_` hook.{}",
+            sides_doc(sides)
         );
         quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>); }
     });
@@ -476,6 +506,33 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStrea
     quote! { (State::#sv, Event::#ev) => 'candidates: { #tries } }
 }
 
+/// The calls of a transition's actions in the order written; a run of actions of one side of a dialogue is
+/// called only on that side's copy (`t.profile` is the dialogue's `Delivery`).
+fn sided_calls(actions: &[Action]) -> Vec<TokenStream> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(first) = actions.get(i) {
+        let side = first.side.map(|(s, _)| s);
+        let run: Vec<&Action> = actions[i..]
+            .iter()
+            .take_while(|a| a.side.map(|(s, _)| s) == side)
+            .collect();
+        i += run.len();
+        let calls = run.iter().map(|a| {
+            let id = snake(&a.name.text);
+            quote! { hooks.#id(&t); }
+        });
+        out.push(match side {
+            None => quote! { #(#calls)* },
+            Some(side) => {
+                let sent = side_holds(side);
+                quote! { if #sent { #(#calls)* } }
+            }
+        });
+    }
+    out
+}
+
 /// The spec's actions, in the `on` group: by pair for a pair the event decides, by candidate otherwise.
 fn actions(
     m: &Machine,
@@ -483,6 +540,7 @@ fn actions(
     any_guarded: bool,
 ) -> TokenStream {
     let mut arms = Vec::new();
+    let mut side_guards = false;
     for ((s, e), list) in pairs {
         let guarded = is_guarded(m, list);
         for (k, &i) in list.iter().enumerate() {
@@ -494,10 +552,6 @@ fn actions(
                 variant(&m.state(*s).name.text),
                 variant(&m.event(*e).name.text),
             );
-            let calls = t.actions.iter().map(|a| {
-                let id = snake(&a.text);
-                quote! { hooks.#id(&t); }
-            });
             let pattern = match (any_guarded, guarded) {
                 (false, _) => quote! { (State::#sv, Event::#ev) },
                 (true, false) => {
@@ -508,7 +562,29 @@ fn actions(
                     quote! { (State::#sv, Event::#ev, ::core::option::Option::Some(#k)) }
                 }
             };
-            arms.push((pattern, quote! { #(#calls)* }));
+            // Actions all on one side are that arm's guard (an arm's pattern is its transition's alone, so no
+            // other arm takes the message when the guard fails); mixed sides gate each run in the body.
+            let sides: Sides = t.actions.iter().map(|a| a.side.map(|(s, _)| s)).collect();
+            let one_side = match (sides.len(), sides.first()) {
+                (1, Some(&side)) => side,
+                _ => None,
+            };
+            let arm = match one_side {
+                Some(side) => {
+                    side_guards = true;
+                    let sent = side_holds(side);
+                    let calls = t.actions.iter().map(|a| {
+                        let id = snake(&a.name.text);
+                        quote! { hooks.#id(&t); }
+                    });
+                    (quote! { #pattern if #sent }, quote! { #(#calls)* })
+                }
+                None => {
+                    let calls = sided_calls(&t.actions);
+                    (pattern, quote! { #(#calls)* })
+                }
+            };
+            arms.push(arm);
             if !guarded {
                 break;
             }
@@ -519,5 +595,19 @@ fn actions(
     } else {
         quote! { (self, event) }
     };
+    // A lone arm with a guard stays a `match`: `if let` takes no guard.
+    if let [(pattern, body)] = arms.as_slice()
+        && side_guards
+    {
+        return quote! { match #on { #pattern => { #body } _ => {} } };
+    }
     partial_match(on, arms, false)
+}
+
+/// Whether this party's copy is the side `side`, as a condition on the transition `t`.
+fn side_holds(side: ActionSide) -> TokenStream {
+    match side {
+        ActionSide::Sender => quote! { t.profile.is_sent() },
+        ActionSide::Receiver => quote! { !t.profile.is_sent() },
+    }
 }

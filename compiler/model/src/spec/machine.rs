@@ -4,9 +4,10 @@
 //! types live in the system's module ([`super::abci`], [`super::genie`], [`super::staged`]).
 
 use super::abci::Round;
-use super::genie::GenieState;
+use super::dialogue::{SideAt, Turn};
+use super::genie::{GenieFlow, GenieState};
 use super::ids::{EventId, KeyId, StateId};
-use super::staged::Stage;
+use super::staged::{Roster, Stage};
 use fsmc_base::diag::LintLevels;
 use fsmc_base::source::{Name, Span};
 use fsmc_vocab::Profile;
@@ -41,6 +42,10 @@ pub struct Machine {
     pub roles: Vec<Name>,
     /// Staged-environment agents (`agents a, b;`), accepted on every machine like the roles.
     pub agents: Vec<Name>,
+    /// What a Genie machine says for all its invoker states (`on_failure …;`).
+    pub genie: GenieFlow,
+    /// Which agents are groups and which are scripted.
+    pub roster: Roster,
     pub lints: LintLevels,
     pub span: Span,
     /// Set when resolution dropped a transition (an unknown name): graph checks would then report the
@@ -56,6 +61,8 @@ pub struct Event {
     pub fields: Vec<Field>,
     /// Index into [`Machine::roles`]: who sends this performative.
     pub role: Option<usize>,
+    /// `by initiator` or `by responder`: the party that sends it, whichever role it plays.
+    pub turn: Option<Turn>,
     /// Span of the role name, for diagnostics.
     pub role_span: Option<Span>,
 }
@@ -196,7 +203,7 @@ pub struct Transition {
     pub to: StateId,
     /// Thin lists (a pointer each when empty, as they nearly always are): a large spec is mostly transitions.
     pub guards: ThinVec<Guard>,
-    pub actions: ThinVec<Name>,
+    pub actions: ThinVec<Action>,
     /// Genie's `persist …` override.
     pub persist: Option<(Persistence, Span)>,
     pub docs: ThinVec<String>,
@@ -210,6 +217,41 @@ pub struct Transition {
 pub struct Guard {
     pub negated: bool,
     pub name: Name,
+}
+
+/// An action a transition runs: its hook's name, and in a dialogue the party whose copy runs it (both when
+/// `None`).
+#[derive(Clone, Debug)]
+pub struct Action {
+    pub name: Name,
+    pub side: Option<SideAt>,
+}
+
+impl Action {
+    /// `actions` as a spec writes them: `do a, b`, `sender do c receiver do d`, a `do` for each run of one
+    /// side.
+    pub fn written(actions: &[Action]) -> String {
+        let mut out = String::new();
+        let mut side = None;
+        for (i, a) in actions.iter().enumerate() {
+            let this = a.side.map(|(s, _)| s);
+            if i == 0 || this != side {
+                if i > 0 {
+                    out.push(' ');
+                }
+                if let Some(s) = this {
+                    out.push_str(s.name());
+                    out.push(' ');
+                }
+                out.push_str("do ");
+            } else {
+                out.push_str(", ");
+            }
+            out.push_str(a.name.as_str());
+            side = this;
+        }
+        out
+    }
 }
 
 impl Machine {
@@ -226,6 +268,8 @@ impl Machine {
             keys: Vec::new(),
             roles: Vec::new(),
             agents: Vec::new(),
+            genie: GenieFlow::default(),
+            roster: Roster::default(),
             lints: LintLevels::default(),
             span,
             incomplete: false,

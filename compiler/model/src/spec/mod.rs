@@ -5,11 +5,13 @@
 //!
 //! - [`ids`]: the indices names are bound to.
 //! - [`machine`]: a machine, its events, keys, states and transitions, with what every state has.
-//! - [`abci`], [`genie`], [`staged`]: what each system adds to a state ([`StateData`]). Dialogues add nothing
-//!   to their states.
+//! - [`abci`], [`genie`], [`staged`]: what each system adds to a state ([`StateData`]), and a staged
+//!   machine's agents ([`staged::Roster`]). Dialogues add nothing to their states; [`dialogue`] holds what they
+//!   add to performatives and actions.
 //! - here: the spec (machines and apps), an app's composition and the checked model.
 
 pub mod abci;
+pub mod dialogue;
 pub mod genie;
 pub mod ids;
 pub mod machine;
@@ -17,7 +19,7 @@ pub mod staged;
 
 pub use ids::{EventId, KeyId, MachineId, StateId};
 pub use machine::{
-    Event, Field, Guard, Key, Machine, Origin, State, StateData, Timeout, Transition,
+    Action, Event, Field, Guard, Key, Machine, Origin, State, StateData, Timeout, Transition,
 };
 pub use thin_vec::ThinVec;
 

@@ -30,6 +30,7 @@ pub enum Rule {
     r#kw_if,
     r#kw_unless,
     r#kw_do,
+    r#kw_side,
     r#kw_persist,
     r#arrow,
     r#semi,
@@ -74,6 +75,7 @@ pub enum Rule {
     r#property,
     r#prop_eq,
     r#prop_list,
+    r#group,
     r#transition,
     r#trans_opt,
     r#guard_if,
@@ -129,6 +131,7 @@ impl Rule {
             Rule::r#kw_if,
             Rule::r#kw_unless,
             Rule::r#kw_do,
+            Rule::r#kw_side,
             Rule::r#kw_persist,
             Rule::r#arrow,
             Rule::r#semi,
@@ -173,6 +176,7 @@ impl Rule {
             Rule::r#property,
             Rule::r#prop_eq,
             Rule::r#prop_list,
+            Rule::r#group,
             Rule::r#transition,
             Rule::r#trans_opt,
             Rule::r#guard_if,
@@ -998,6 +1002,36 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                 .sequence(|state| {
                                                     state
                                                         .match_string("do")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_side(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_side,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("sender")
+                                                        .or_else(|state| { state.match_string("receiver") })
                                                         .and_then(|state| {
                                                             state
                                                                 .lookahead(false, |state| { self::r#ident_char(state) })
@@ -2240,6 +2274,10 @@ impl ::pest::Parser<Rule> for FsmParser {
                                         self::r#ident(state)
                                             .and_then(|state| { super::hidden::skip(state) })
                                             .and_then(|state| {
+                                                state.optional(|state| { self::r#group(state) })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
                                                 state
                                                     .sequence(|state| {
                                                         state
@@ -2249,6 +2287,10 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                                         self::r#comma(state)
                                                                             .and_then(|state| { super::hidden::skip(state) })
                                                                             .and_then(|state| { self::r#ident(state) })
+                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                            .and_then(|state| {
+                                                                                state.optional(|state| { self::r#group(state) })
+                                                                            })
                                                                     })
                                                                     .and_then(|state| {
                                                                         state
@@ -2262,6 +2304,10 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                                                                         self::r#comma(state)
                                                                                                             .and_then(|state| { super::hidden::skip(state) })
                                                                                                             .and_then(|state| { self::r#ident(state) })
+                                                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                                                            .and_then(|state| {
+                                                                                                                state.optional(|state| { self::r#group(state) })
+                                                                                                            })
                                                                                                     })
                                                                                             })
                                                                                     })
@@ -2274,6 +2320,26 @@ impl ::pest::Parser<Rule> for FsmParser {
                                             .and_then(|state| {
                                                 state.optional(|state| { self::r#comma(state) })
                                             })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#group(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#group,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#lbracket(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#rbracket(state) })
                                     })
                             },
                         )
@@ -2398,7 +2464,10 @@ impl ::pest::Parser<Rule> for FsmParser {
                             |state| {
                                 state
                                     .sequence(|state| {
-                                        self::r#kw_do(state)
+                                        state
+                                            .optional(|state| { self::r#kw_side(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#kw_do(state) })
                                             .and_then(|state| { super::hidden::skip(state) })
                                             .and_then(|state| { self::r#ident(state) })
                                             .and_then(|state| { super::hidden::skip(state) })
@@ -3345,6 +3414,7 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#kw_if => rules::r#kw_if(state),
                     Rule::r#kw_unless => rules::r#kw_unless(state),
                     Rule::r#kw_do => rules::r#kw_do(state),
+                    Rule::r#kw_side => rules::r#kw_side(state),
                     Rule::r#kw_persist => rules::r#kw_persist(state),
                     Rule::r#arrow => rules::r#arrow(state),
                     Rule::r#semi => rules::r#semi(state),
@@ -3389,6 +3459,7 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#property => rules::r#property(state),
                     Rule::r#prop_eq => rules::r#prop_eq(state),
                     Rule::r#prop_list => rules::r#prop_list(state),
+                    Rule::r#group => rules::r#group(state),
                     Rule::r#transition => rules::r#transition(state),
                     Rule::r#trans_opt => rules::r#trans_opt(state),
                     Rule::r#guard_if => rules::r#guard_if(state),

@@ -269,6 +269,7 @@ impl Builder {
         let mut docs = Vec::new();
         let mut name = Name::new("", span);
         let mut value = PropValue::Flag;
+        let mut groups = Vec::new();
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::doc => docs.push(doc(&p)),
@@ -284,12 +285,18 @@ impl Builder {
                 Rule::duration => value = PropValue::Duration(self.name(&p)),
                 Rule::integer => value = PropValue::Number(self.name(&p)),
                 Rule::prop_list => {
-                    value = PropValue::List(
-                        p.into_inner()
-                            .filter(|q| q.as_rule() == Rule::ident)
-                            .map(|q| self.name(&q))
-                            .collect(),
-                    )
+                    let mut names = Vec::new();
+                    for q in p.into_inner() {
+                        match q.as_rule() {
+                            Rule::ident => names.push(self.name(&q)),
+                            // `[]` after a name: the name before it is a group.
+                            Rule::group => {
+                                groups.push((names.len().saturating_sub(1), self.span(&q)))
+                            }
+                            _ => {}
+                        }
+                    }
+                    value = PropValue::List(names);
                 }
                 _ => {}
             }
@@ -298,6 +305,7 @@ impl Builder {
             docs,
             name,
             value,
+            groups,
             span,
         }
     }
@@ -335,11 +343,19 @@ impl Builder {
                         });
                     }
                 }
-                Rule::actions => t.actions.extend(
-                    p.into_inner()
-                        .filter(|q| q.as_rule() == Rule::ident)
-                        .map(|q| self.name(&q)),
-                ),
+                Rule::actions => {
+                    let mut side = None;
+                    for q in p.into_inner() {
+                        match q.as_rule() {
+                            Rule::kw_side => side = Some(self.name(&q)),
+                            Rule::ident => t.actions.push(Action {
+                                side: side.clone(),
+                                name: self.name(&q),
+                            }),
+                            _ => {}
+                        }
+                    }
+                }
                 Rule::persist => t.persist = child(p, Rule::ident).map(|q| Box::new(self.name(&q))),
                 _ => {}
             }

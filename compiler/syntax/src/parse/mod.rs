@@ -240,6 +240,8 @@ fn describe(rule: Rule) -> Option<String> {
         Rule::doc => "a doc comment",
         Rule::fields | Rule::field => "fields `(name: Type)`",
         Rule::prop_list => "a list of names",
+        Rule::kw_side => "`sender` or `receiver`",
+        Rule::group => "`[]`",
         // An attribute is named as a whole, not by its `#` or `!`.
         Rule::hash | Rule::bang => return None,
         // Punctuation and keywords as they are written.

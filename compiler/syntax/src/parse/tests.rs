@@ -101,6 +101,42 @@ fn parses_every_member_kind() {
 }
 
 #[test]
+fn parses_sided_actions_and_groups() {
+    let f = ok(r#"
+        machine M: dialogue {
+            (A, E) -> B sender do lock, note receiver do pop do log;
+            (A, F) -> B do sent;
+        }
+        machine S: staged { agents a, traders[], b[ ]; scripted b; }
+    "#);
+    let t = &f.machines[0].transitions[0];
+    let sides: Vec<_> = t
+        .actions
+        .iter()
+        .map(|a| (a.side.as_ref().map(|s| s.as_str()), a.name.as_str()))
+        .collect();
+    assert_eq!(
+        sides,
+        [
+            (Some("sender"), "lock"),
+            (Some("sender"), "note"),
+            (Some("receiver"), "pop"),
+            (None, "log")
+        ]
+    );
+    // `sender` and `receiver` are keywords only before `do`.
+    assert_eq!(
+        f.machines[0].transitions[1].actions[0].name.as_str(),
+        "sent"
+    );
+    let agents = &f.machines[1].properties[0];
+    assert!(matches!(&agents.value, PropValue::List(l) if l.len() == 3));
+    let groups: Vec<usize> = agents.groups.iter().map(|(i, _)| *i).collect();
+    assert_eq!(groups, [1, 2]);
+    assert!(f.machines[1].properties[1].groups.is_empty());
+}
+
+#[test]
 fn comments_are_skipped_and_nest() {
     let f = ok(
         "// line\n/* outer /* inner */ still */ //// not a doc\n//! not a doc\nmachine M { state A; }",

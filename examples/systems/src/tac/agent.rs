@@ -1,101 +1,21 @@
 //! A TAC agent: its holdings, its strategy (TAC's baseline), its ledger, and the generated dialogue hooks it
-//! implements. The hooks do TAC's bookkeeping and decide the agent's replies; the runtime's dialogues
-//! decide whether a message may be taken at all.
+//! implements. The hooks do TAC's bookkeeping and decide the agent's replies, each on the side of the dialogue
+//! the spec gives it; the runtime's dialogues decide whether a message may be taken at all.
 
-use super::fipa_negotiation::{Hooks, Message, Transition, messages};
+use super::fipa_negotiation::{Hooks, Message, Role, Transition, messages};
+use super::strategy::{Goods, Strategy};
 use fsmc_runtime::ValidationError;
 use fsmc_runtime::dialogue::{
-    Address, AgentLedger, Delivery, DialogueReference, Holdings, Notice, Side, TransactionId,
+    Address, AgentLedger, Delivery, DialogueReference, Holdings, Notice, Service, Side, Tick,
     TransactionRequest,
 };
-use std::collections::BTreeMap;
-
-/// Goods by name, with quantities.
-pub type Goods = BTreeMap<String, u64>;
-
-/// How an agent values goods and prices what it sells: TAC's baseline strategy on a discrete logarithmic
-/// utility (the k-th unit of a good is worth `weight / k` money, so the first units matter most).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Strategy {
-    /// The weight of each good.
-    pub weights: BTreeMap<String, u64>,
-    /// What a seller asks on top of what giving the goods up costs it.
-    pub margin: u64,
-}
-
-impl Strategy {
-    /// A strategy with these weights and margin.
-    pub fn new<'a>(weights: impl IntoIterator<Item = (&'a str, u64)>, margin: u64) -> Strategy {
-        Strategy {
-            weights: weights
-                .into_iter()
-                .map(|(g, w)| (g.to_string(), w))
-                .collect(),
-            margin,
-        }
-    }
-
-    /// The utility of `h`: its money plus, for each good, weight × (1 + 1/2 + … + 1/quantity).
-    pub fn utility(&self, h: &Holdings<String>) -> f64 {
-        let goods: f64 = self
-            .weights
-            .iter()
-            .map(|(good, &w)| {
-                (1..=h.quantity(good))
-                    .map(|k| w as f64 / k as f64)
-                    .sum::<f64>()
-            })
-            .sum();
-        h.money as f64 + goods
-    }
-
-    /// Whether `tx` (this agent's side of it) leaves `state` better off: `state` can cover it and the
-    /// utility strictly grows. `state` is the forward-looking state.
-    pub fn is_profitable(&self, state: &Holdings<String>, tx: &TransactionRequest<String>) -> bool {
-        state
-            .apply(tx)
-            .is_some_and(|after| self.utility(&after) > self.utility(state))
-    }
-
-    /// The goods the agent offers from `state`: every unit but the first of each (TAC's baseline supplies
-    /// its holdings minus one).
-    pub fn supplied(&self, state: &Holdings<String>) -> Goods {
-        state
-            .goods
-            .iter()
-            .filter(|(_, n)| **n > 1)
-            .map(|(g, n)| (g.clone(), n - 1))
-            .collect()
-    }
-
-    /// The proposal answering a call for `wanted` from `state`: the wanted goods it supplies, at what giving
-    /// them up costs plus the margin; `None` when it supplies none of them.
-    pub fn propose(&self, state: &Holdings<String>, wanted: &Goods) -> Option<(Goods, u64)> {
-        let supplied = self.supplied(state);
-        let goods: Goods = wanted
-            .iter()
-            .filter_map(|(g, &n)| {
-                let n = n.min(supplied.get(g).copied().unwrap_or(0));
-                (n > 0).then(|| (g.clone(), n))
-            })
-            .collect();
-        if goods.is_empty() {
-            return None;
-        }
-        let mut after = state.clone();
-        for (g, n) in &goods {
-            after.goods.insert(g.clone(), state.quantity(g) - n);
-        }
-        let cost = (self.utility(state) - self.utility(&after)).ceil().max(0.0) as u64;
-        Some((goods, cost + self.margin))
-    }
-}
 
 /// One agent: what its dialogue hooks work on.
 ///
-/// It implements the generated `Hooks`: the spec's actions keep its ledger (each on the side the spec names),
-/// validators refuse a message that does not fit the ledger, and the `after_` hooks of a received call,
-/// proposal or acceptance decide the reply, which the agent sends once the message has been taken.
+/// It implements the generated `Hooks`: the spec's actions keep its ledger and answer calls, proposals and
+/// acceptances (the generated code runs each on the side the spec names, so none asks which side it is on),
+/// a validator refuses a received message that does not fit the ledger, and the replies it decides are sent
+/// once the message has been taken.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Agent {
     /// The agent's address.
@@ -104,30 +24,52 @@ pub struct Agent {
     pub holdings: Holdings<String>,
     /// How it values and prices goods.
     pub strategy: Strategy,
+    /// The goods it wants to buy (its demand, registered and searched for).
+    pub wants: Vec<String>,
     /// Pending proposals, pending initial acceptances, locked transactions.
     pub ledger: AgentLedger<String>,
+    /// The game's transaction fee, which the buyer pays.
+    pub fee: u64,
     /// How much less than the agreed price this agent writes in its own ledger when it buys: 0 for an
     /// honest agent. Its transaction requests then differ from its counterparty's.
     pub haggle: u64,
+    /// The performative after which the agent goes quiet: it sends nothing more (a counterparty that never
+    /// answers).
+    pub quiet_after: Option<super::fipa_negotiation::Event>,
+    /// Whether it has gone quiet.
+    pub quiet: bool,
     /// Bookkeeping that failed because the two parties' views diverged; empty in a correct run.
     pub faults: Vec<String>,
+    /// The market's clock, as of the message being delivered.
+    pub now: Tick,
     replies: Vec<(DialogueReference, Message)>,
     requests: Vec<TransactionRequest<String>>,
 }
 
 impl Agent {
-    /// An honest agent.
+    /// An honest agent that wants nothing yet.
     pub fn new(address: &str, holdings: Holdings<String>, strategy: Strategy) -> Agent {
         Agent {
             address: address.into(),
             holdings,
             strategy,
+            wants: Vec::new(),
             ledger: AgentLedger::new(),
+            fee: 0,
             haggle: 0,
+            quiet_after: None,
+            quiet: false,
             faults: Vec::new(),
+            now: 0,
             replies: Vec::new(),
             requests: Vec::new(),
         }
+    }
+
+    /// The same agent, wanting `goods`.
+    pub fn wanting(mut self, goods: &[&str]) -> Agent {
+        self.wants = goods.iter().map(|g| g.to_string()).collect();
+        self
     }
 
     /// The forward-looking state: holdings with every locked transaction applied.
@@ -141,6 +83,15 @@ impl Agent {
             })
     }
 
+    /// The service it registers (TAC's baseline): every unit but the first of each good it holds supplied, one
+    /// of each good it wants demanded.
+    pub fn service(&self) -> Service<String> {
+        Service {
+            supplies: self.strategy.supplied(&self.forward_state()),
+            demands: self.wants.iter().map(|g| (g.clone(), 1)).collect(),
+        }
+    }
+
     /// Replies decided while taking the last message, to send now.
     pub fn take_replies(&mut self) -> Vec<(DialogueReference, Message)> {
         std::mem::take(&mut self.replies)
@@ -152,7 +103,9 @@ impl Agent {
     }
 
     /// Handles the controller's `notice`: on confirmation, pops the locked transaction and updates the
-    /// holdings; on a refusal that ends the transaction, pops it and leaves the holdings as they were.
+    /// holdings; on a refusal that ends a transaction it locked, pops it and leaves the holdings as they were.
+    /// A refusal about a transaction it never locked (one a third agent requested in its name, say) changes
+    /// nothing.
     pub fn on_notice(&mut self, notice: &Notice) {
         match notice {
             Notice::Confirmed(id) => match self.ledger.pop_locked_tx(id) {
@@ -162,7 +115,9 @@ impl Agent {
                 },
                 Err(e) => self.fault(e.to_string()),
             },
-            Notice::Refused { id, reason } if reason.ends_transaction() => {
+            Notice::Refused { id, reason }
+                if reason.ends_transaction() && self.ledger.locked_tx(id).is_some() =>
+            {
                 if let Err(e) = self.ledger.pop_locked_tx(id) {
                     self.fault(e.to_string());
                 }
@@ -175,26 +130,49 @@ impl Agent {
         self.faults.push(what);
     }
 
-    /// This agent's side of the transaction on `goods` for `price` negotiated in `d`'s dialogue.
+    /// This agent's side of the transaction on `goods` for `price` negotiated in `d`'s dialogue: it buys if it
+    /// plays the buyer there.
     fn transaction(
         &self,
-        d: &Delivery<'_>,
-        buys: bool,
+        d: &Delivery<'_, Role>,
         goods: &Goods,
         price: u64,
     ) -> TransactionRequest<String> {
         TransactionRequest {
-            id: TransactionId(d.dialogue().clone()),
+            dialogue: d.dialogue().clone(),
             sender: d.me().clone(),
             counterparty: d.counterparty().clone(),
-            is_sender_buyer: buys,
+            is_sender_buyer: d.role() == Some(Role::Buyer),
             amount: price,
+            fee: self.fee,
             quantities: goods.clone(),
         }
     }
 
-    fn reply(&mut self, d: &Delivery<'_>, message: impl Into<Message>) {
+    /// What this agent writes in its own ledger for the terms `goods` for `price`: a haggling buyer writes less.
+    fn recorded(
+        &self,
+        d: &Delivery<'_, Role>,
+        goods: &Goods,
+        price: u64,
+    ) -> TransactionRequest<String> {
+        let haggle = if d.role() == Some(Role::Buyer) {
+            self.haggle
+        } else {
+            0
+        };
+        self.transaction(d, goods, price.saturating_sub(haggle))
+    }
+
+    fn reply(&mut self, d: &Delivery<'_, Role>, message: impl Into<Message>) {
         self.replies.push((d.dialogue().clone(), message.into()));
+    }
+
+    /// Accepts `goods` for `price` as this agent's side of the dialogue, if profitable against its
+    /// forward-looking state.
+    fn profitable(&self, d: &Delivery<'_, Role>, goods: &Goods, price: u64) -> bool {
+        let tx = self.transaction(d, goods, price);
+        self.strategy.is_profitable(&self.forward_state(), &tx)
     }
 }
 
@@ -205,28 +183,25 @@ fn same_terms(tx: &TransactionRequest<String>, goods: &Goods, price: u64) -> boo
 
 impl Hooks for Agent {
     // A received accept or decline must answer a message this agent's ledger still holds, on the same terms;
-    // otherwise it is refused and nothing changes. The pops in the actions below then cannot fail.
+    // otherwise it is refused and nothing changes. The pops in the actions below then cannot fail. What this
+    // agent sends, it checked when it decided to.
     fn validate(&self, t: &Transition<'_>) -> Result<(), ValidationError> {
         let d = t.profile;
         if d.side() == Side::Sent {
             return Ok(());
         }
         let (dialogue, target) = (d.dialogue(), d.target());
+        let proposal = self.ledger.pending_proposal(dialogue, target);
+        let acceptance = self.ledger.pending_initial_acceptance(dialogue, target);
         let held = match t.message {
-            Message::Accept(a) => self
-                .ledger
-                .pending_proposal(dialogue, target)
-                .map(|tx| same_terms(tx, &a.goods, a.price)),
-            Message::DeclinePropose => self.ledger.pending_proposal(dialogue, target).map(|_| true),
-            Message::MatchAccept(m) => self
-                .ledger
-                .pending_initial_acceptance(dialogue, target)
-                .map(|tx| same_terms(tx, &m.goods, m.price.saturating_sub(self.haggle))),
-            Message::DeclineAccept => self
-                .ledger
-                .pending_initial_acceptance(dialogue, target)
-                .map(|_| true),
-            Message::Cfp(_) | Message::Propose(_) | Message::DeclineCfp => Some(true),
+            Message::Accept(a) => proposal.map(|tx| same_terms(tx, &a.goods, a.price)),
+            Message::DeclinePropose => proposal.map(|_| true),
+            Message::MatchAccept(m) => {
+                let mine = self.recorded(d, &m.goods, m.price);
+                acceptance.map(|tx| same_terms(tx, &mine.quantities, mine.amount))
+            }
+            Message::DeclineAccept => acceptance.map(|_| true),
+            _ => Some(true),
         };
         match held {
             Some(true) => Ok(()),
@@ -240,35 +215,61 @@ impl Hooks for Agent {
         }
     }
 
+    // The responder, receiving a call: a seller proposes what it can spare of the goods wanted, at what giving
+    // them up costs plus its margin; a buyer bids for the goods offered what they are worth to it, less its
+    // margin and the fee. Either declines when it has nothing to propose.
+    fn answer_call(&mut self, t: &Transition<'_>) {
+        let (d, state) = (t.profile, self.forward_state());
+        let answer = match (t.message, d.role()) {
+            (Message::CallToBuy(c), Some(Role::Seller)) => self.strategy.propose(&state, &c.goods),
+            (Message::CallToSell(c), Some(Role::Buyer)) => {
+                self.strategy.bid(&state, &c.goods, self.fee)
+            }
+            _ => None,
+        };
+        match answer {
+            Some((goods, price)) => self.reply(d, messages::Propose { goods, price }),
+            None => self.reply(d, Message::DeclineCfp),
+        }
+    }
+
+    // The proposer keeps its proposal, under the proposal's message id, until it is answered.
     fn store_pending_proposal(&mut self, t: &Transition<'_>) {
         let (d, Message::Propose(p)) = (t.profile, t.message) else {
             return;
         };
-        if d.is_sent() {
-            let tx = self.transaction(d, false, &p.goods, p.price);
-            if let Err(e) = self
-                .ledger
-                .add_pending_proposal(d.dialogue(), d.message_id(), tx)
-            {
-                self.fault(e.to_string());
-            }
+        let tx = self.transaction(d, &p.goods, p.price);
+        let at = self.now;
+        if let Err(e) = self
+            .ledger
+            .add_pending_proposal(d.dialogue(), d.message_id(), tx, at)
+        {
+            self.fault(e.to_string());
         }
     }
 
+    // The initiator accepts a proposal profitable against its forward-looking state.
+    fn answer_proposal(&mut self, t: &Transition<'_>) {
+        let (d, Message::Propose(p)) = (t.profile, t.message) else {
+            return;
+        };
+        if self.profitable(d, &p.goods, p.price) {
+            let (goods, price) = (p.goods.clone(), p.price);
+            self.reply(d, messages::Accept { goods, price });
+        } else {
+            self.reply(d, Message::DeclinePropose);
+        }
+    }
+
+    // The sender of an accept or a matching accept commits to the terms (a haggling buyer to fewer of them).
     fn lock_transaction(&mut self, t: &Transition<'_>) {
         let d = t.profile;
-        if !d.is_sent() {
-            return;
-        }
         let tx = match t.message {
-            // The buyer's own record of what it agreed to pay (less, for a haggler).
-            Message::Accept(a) => {
-                self.transaction(d, true, &a.goods, a.price.saturating_sub(self.haggle))
-            }
-            Message::MatchAccept(m) => self.transaction(d, false, &m.goods, m.price),
+            Message::Accept(a) => self.recorded(d, &a.goods, a.price),
+            Message::MatchAccept(m) => self.recorded(d, &m.goods, m.price),
             _ => return,
         };
-        if let Err(e) = self.ledger.add_locked_tx(tx) {
+        if let Err(e) = self.ledger.add_locked_tx(tx, self.now) {
             self.fault(e.to_string());
         }
     }
@@ -277,96 +278,65 @@ impl Hooks for Agent {
         let (d, Message::Accept(a)) = (t.profile, t.message) else {
             return;
         };
-        if d.is_sent() {
-            let tx = self.transaction(d, true, &a.goods, a.price.saturating_sub(self.haggle));
-            if let Err(e) =
-                self.ledger
-                    .add_pending_initial_acceptance(d.dialogue(), d.message_id(), tx)
-            {
-                self.fault(e.to_string());
-            }
-        }
-    }
-
-    fn pop_pending_proposal(&mut self, t: &Transition<'_>) {
-        let d = t.profile;
-        if !d.is_sent()
-            && let Err(e) = self.ledger.pop_pending_proposal(d.dialogue(), d.target())
+        let tx = self.recorded(d, &a.goods, a.price);
+        let (dialogue, id, at) = (d.dialogue(), d.message_id(), self.now);
+        if let Err(e) = self
+            .ledger
+            .add_pending_initial_acceptance(dialogue, id, tx, at)
         {
             self.fault(e.to_string());
         }
     }
 
+    // The proposer, receiving the answer to its proposal: the key is the message's target.
+    fn pop_pending_proposal(&mut self, t: &Transition<'_>) {
+        let d = t.profile;
+        if let Err(e) = self.ledger.pop_pending_proposal(d.dialogue(), d.target()) {
+            self.fault(e.to_string());
+        }
+    }
+
+    // The responder has popped its proposal (the action before this one); it re-checks the terms against its
+    // state now, which may have changed since it proposed, and matches or declines.
+    fn answer_acceptance(&mut self, t: &Transition<'_>) {
+        let (d, Message::Accept(a)) = (t.profile, t.message) else {
+            return;
+        };
+        if self.profitable(d, &a.goods, a.price) {
+            let (goods, price) = (a.goods.clone(), a.price);
+            self.reply(d, messages::MatchAccept { goods, price });
+        } else {
+            self.reply(d, Message::DeclineAccept);
+        }
+    }
+
     fn pop_pending_initial_acceptance(&mut self, t: &Transition<'_>) {
         let d = t.profile;
-        if !d.is_sent()
-            && let Err(e) = self
-                .ledger
-                .pop_pending_initial_acceptance(d.dialogue(), d.target())
+        if let Err(e) = self
+            .ledger
+            .pop_pending_initial_acceptance(d.dialogue(), d.target())
         {
             self.fault(e.to_string());
         }
     }
 
     fn unlock_transaction(&mut self, t: &Transition<'_>) {
-        let d = t.profile;
-        if !d.is_sent()
-            && let Err(e) = self
-                .ledger
-                .pop_locked_tx(&TransactionId(d.dialogue().clone()))
-        {
+        if let Err(e) = self.ledger.pop_locked_in(t.profile.dialogue()) {
             self.fault(e.to_string());
         }
     }
 
-    // Both parties, each from its own ledger: the locked transaction becomes the request to the controller.
+    // Both parties, each from its own ledger: the locked transaction becomes the request to the controller,
+    // and from now on only the controller's answer releases it.
     fn request_settlement(&mut self, t: &Transition<'_>) {
-        let id = TransactionId(t.profile.dialogue().clone());
-        match self.ledger.locked_tx(&id) {
-            Some(tx) => self.requests.push(tx.clone()),
-            None => self.fault(format!("nothing locked for {id}")),
-        }
-    }
-
-    // The seller answers a call from its forward-looking state.
-    fn after_cfp(&mut self, t: &Transition<'_>, data: &messages::Cfp) {
-        if t.profile.is_sent() {
+        let dialogue = t.profile.dialogue();
+        let Some(id) = self.ledger.locked_in(dialogue).map(|tx| tx.id()) else {
+            self.fault(format!("nothing locked in {dialogue}"));
             return;
-        }
-        match self.strategy.propose(&self.forward_state(), &data.goods) {
-            Some((goods, price)) => self.reply(t.profile, messages::Propose { goods, price }),
-            None => self.reply(t.profile, Message::DeclineCfp),
-        }
-    }
-
-    // The buyer accepts a proposal profitable against its forward-looking state.
-    fn after_propose(&mut self, t: &Transition<'_>, data: &messages::Propose) {
-        let d = t.profile;
-        if d.is_sent() {
-            return;
-        }
-        let tx = self.transaction(d, true, &data.goods, data.price);
-        if self.strategy.is_profitable(&self.forward_state(), &tx) {
-            let (goods, price) = (data.goods.clone(), data.price);
-            self.reply(d, messages::Accept { goods, price });
-        } else {
-            self.reply(d, Message::DeclinePropose);
-        }
-    }
-
-    // The seller has popped its proposal (the `on` group ran); it re-checks it against its state now, which
-    // may have changed since it proposed, and matches or declines.
-    fn after_accept(&mut self, t: &Transition<'_>, data: &messages::Accept) {
-        let d = t.profile;
-        if d.is_sent() {
-            return;
-        }
-        let tx = self.transaction(d, false, &data.goods, data.price);
-        if self.strategy.is_profitable(&self.forward_state(), &tx) {
-            let (goods, price) = (data.goods.clone(), data.price);
-            self.reply(d, messages::MatchAccept { goods, price });
-        } else {
-            self.reply(d, Message::DeclineAccept);
+        };
+        match self.ledger.mark_requested(&id) {
+            Ok(tx) => self.requests.push(tx.clone()),
+            Err(e) => self.fault(e.to_string()),
         }
     }
 }

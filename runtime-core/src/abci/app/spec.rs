@@ -37,6 +37,10 @@ pub trait AppSpec: Copy + Eq + Debug + Sized + Send + Sync + 'static {
     const NAME: &'static str;
     /// The state an app starts in.
     const START: Self::State;
+    /// The spec fingerprint (the generated module's `FINGERPRINT`): a node compares it with the one its chain's
+    /// genesis names before it applies a block, so that a build from another spec refuses to start instead of
+    /// diverging later.
+    const FINGERPRINT: [u8; 32];
 
     /// The spec's name of `state`.
     fn state_name(state: Self::State) -> &'static str;

@@ -233,6 +233,7 @@ impl AppSpec for TestApp {
     type Logic = NoRounds;
     const NAME: &'static str = "TestApp";
     const START: State = State::Register;
+    const FINGERPRINT: [u8; 32] = [7; 32];
 
     fn state_name(state: State) -> &'static str {
         match state {

@@ -171,6 +171,8 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
 
         /// The round in progress, typed by its kind and payload.
         #[derive(Clone, Debug)]
+        // Variants are the spec's state names, which upstream ends with `Round`.
+        #[allow(clippy::enum_variant_names)]
         pub enum Round {
             #(#variants,)*
         }
@@ -363,6 +365,7 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
 
             const NAME: &'static str = #name;
             const START: State = State::#start;
+            const FINGERPRINT: [u8; 32] = FINGERPRINT;
 
             fn state_name(state: State) -> &'static str {
                 state.name()

@@ -116,6 +116,8 @@ fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
     quote! {
         #[doc = #outcome_doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        // Variants are the spec's event names, which may share a prefix or a suffix.
+        #[allow(clippy::enum_variant_names)]
         pub enum #outcome {
             #(#variants,)*
         }

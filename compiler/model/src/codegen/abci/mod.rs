@@ -5,6 +5,7 @@
 
 mod app;
 mod custom;
+mod fingerprint;
 mod round;
 
 use super::tokens::{machine_matches, variant};
@@ -82,6 +83,7 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         quote! {}
     };
     let app = app::generate(m, &outgoing);
+    let fingerprint = fingerprint::generate(m);
     quote! {
         #data_alias
         static ROUND_KINDS: [::core::option::Option<::fsmc_runtime::rounds::RoundKind>; #n] = [#(#kinds),*];
@@ -105,6 +107,7 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         }
 
         #app
+        #fingerprint
     }
 }
 

@@ -139,10 +139,7 @@ impl Cx<'_> {
             .rev()
             .take_while(|t| !(t.is(self.text, "(") || (t.is(self.text, ",") && depth <= 1)))
             .any(|t| t.is(self.text, ":"));
-        let kind = match self.f.ctx {
-            Ctx::Members(p) | Ctx::StateOpen(p) | Ctx::Properties(p) => p,
-            _ => Some(Profile::Plain),
-        };
+        let kind = self.profile();
         let role = match (self.form, p) {
             (Form::Transition, "(") => "a state name",
             (Form::Transition, ",") if depth >= 1 => "an event name",
@@ -153,6 +150,10 @@ impl Cx<'_> {
             (Form::Transition, "persist") => {
                 let modes = either(Persistence::ALL.iter().map(|p| p.name()));
                 return format!("a persistence mode: {modes}").into();
+            }
+            (Form::Event, "by") if kind == Some(Profile::Dialogue) => {
+                let turns = either(fsmc_vocab::TURNS.iter().copied());
+                return format!("a role name, or {turns}").into();
             }
             (Form::Event, "by") => "a role name",
             (Form::Event | Form::Key, _) if after_colon => "a type",
@@ -193,9 +194,20 @@ impl Cx<'_> {
         role.into()
     }
 
+    /// The profile of the machine the statement is in, as far as it is known.
+    fn profile(&self) -> Option<Profile> {
+        match self.f.ctx {
+            Ctx::Members(p) | Ctx::StateOpen(p) | Ctx::Properties(p) => p,
+            _ => Some(Profile::Plain),
+        }
+    }
+
     /// How the statement is written, for the help line.
     pub(super) fn form_help(&self) -> Option<&'static str> {
         Some(match self.form {
+            Form::Transition if self.profile() == Some(Profile::Dialogue) => {
+                "a transition is written `(State, EVENT) -> Target;`, optionally with `if guard`, `unless guard`, `do action, …` (`sender do` or `receiver do` to run them on one party's copy) or `persist mode` before the `;`"
+            }
             Form::Transition => {
                 "a transition is written `(State, EVENT) -> Target;`, optionally with `if guard`, `unless guard`, `do action, …` or `persist mode` before the `;`"
             }

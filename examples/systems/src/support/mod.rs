@@ -1,11 +1,14 @@
 //! Genie Flow (`specs/support/support.fsm`): a support assistant driven the way a web front end drives
-//! it, through a [`Session`]. The spec decides the states, guards, actions and what the dialogue records; the
-//! runtime renders the spec's Jinja2 templates, runs each invoker state's work as a DAG of Tokio tasks (only
-//! `poll` is offered meanwhile), and sends the state's event when the DAG is done.
+//! it, through a [`Session`](fsmc_runtime::genie::Session). The spec decides the states, guards, actions and
+//! what the dialogue records; the runtime renders the spec's Jinja2 templates, runs each invoker state's work
+//! as a DAG of Tokio tasks (only `poll` is offered meanwhile), and sends the state's event when the DAG is
+//! done.
 //!
 //! What is written here is what a Genie application writes: the case the conversation is about ([`Case`],
 //! the session's context, which implements the generated `Hooks`) and the invoker ([`SupportModel`], rules
-//! standing in for the LLM calls, which plans and runs the tasks of each invoker state).
+//! standing in for the LLM calls, which plans and runs the tasks of the work each invoker state names, matching
+//! on the generated `Work` enum). A front end's side of a conversation, and the conversations the example
+//! prints, are in `conversation.rs`.
 
 fsmc_runtime::include_fsm!("../../specs/support/support.fsm");
 
@@ -14,11 +17,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use fsmc_runtime::ValidationError;
-use fsmc_runtime::genie::{
-    Flow, GenieError, Invocation, Invoker, Response, Session, TaskCall, TaskError, TaskFuture,
-    TaskGraph,
+use fsmc_runtime::genie::{Invocation, Invoker, TaskCall, TaskError, TaskFuture, TaskGraph};
+use support_assistant::{Event, Hooks, Transition, Work};
+
+mod conversation;
+pub use conversation::{
+    Conversation, Exchange, Story, render_outcome, render_story, render_trace, stories,
 };
-use support_assistant::{Event, Hooks, State, Transition};
 
 /// The case a conversation is about: the session's context. Templates see its fields (`{{ customer }}`,
 /// `{{ question }}`, `{{ ticket }}`); the spec's guards read it and its actions change it.
@@ -84,6 +89,12 @@ impl Hooks for Case {
     }
     fn record_resolution(&mut self, _: &Transition<'_>) {
         self.resolved = true;
+    }
+    /// The dialogue records a note of the upload, not its content (what a person reading the case needs).
+    fn note_upload(&mut self, t: &Transition<'_>) {
+        let size = t.profile.actor_input().chars().count();
+        t.profile
+            .record(format!("[uploaded a file of {size} characters]"));
     }
     fn open_ticket(&mut self, t: &Transition<'_>) {
         // Numbered after the conversation so far, so the same conversation opens the same ticket.
@@ -183,6 +194,8 @@ pub struct SupportModel {
     /// Tasks made to fail, by name (to show a failure recorded and retried); a failed task is healed once it
     /// has failed, so a retry succeeds.
     pub failing: Arc<Mutex<Vec<String>>>,
+    /// Tasks that fail every time: a model that stays down.
+    pub down: Arc<Mutex<Vec<String>>>,
     /// Every task started, as `state/task`, in the order started.
     pub started: Arc<Mutex<Vec<String>>>,
 }
@@ -193,6 +206,7 @@ impl SupportModel {
         SupportModel {
             latency,
             failing: Arc::default(),
+            down: Arc::default(),
             started: Arc::default(),
         }
     }
@@ -200,6 +214,14 @@ impl SupportModel {
     /// Makes the next run of task `name` fail.
     pub fn fail_once(&self, name: &str) {
         self.failing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(name.to_owned());
+    }
+
+    /// Makes every run of task `name` fail from now on.
+    pub fn take_down(&self, name: &str) {
+        self.down
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(name.to_owned());
@@ -214,28 +236,30 @@ impl SupportModel {
     }
 }
 
-impl Invoker for SupportModel {
-    fn plan(&self, invocation: &Invocation<'_>) -> TaskGraph {
+impl Invoker<Work> for SupportModel {
+    fn plan(&self, invocation: &Invocation<'_, Work>) -> TaskGraph {
         let mut g = TaskGraph::new();
-        // Indices come from `add` itself, so a dependency can only name a task added before it.
+        // Indices come from `add` itself, so a dependency can only name a task added before it. The match is
+        // on the spec's names for the work: one the spec does not have does not compile, and a new one in the
+        // spec is a missing arm.
         let dag = |g: &mut TaskGraph| -> Result<(), TaskError> {
-            match invocation.state {
-                "RetrieveDocuments" => {
+            match invocation.work {
+                Work::Retrieval => {
                     let manual = g.add("search_manual", &[])?;
                     let faq = g.add("search_faq", &[])?;
                     g.add("rank", &[manual, faq])?;
                 }
-                "DraftAnswer" => {
+                Work::Drafting => {
                     let draft = g.add("draft", &[])?;
                     g.add("review", &[draft])?;
                 }
-                "ExtractAttachment" => {
+                Work::Ocr => {
                     g.add("ocr", &[])?;
                 }
-                "SummariseForAgent" => {
+                Work::Summary => {
                     g.add("summarise", &[])?;
                 }
-                _ => {
+                Work::Classification => {
                     g.add("classify", &[])?;
                 }
             }
@@ -248,9 +272,10 @@ impl Invoker for SupportModel {
         }
     }
 
-    fn run(&self, call: TaskCall) -> TaskFuture {
+    fn run(&self, call: TaskCall<Work>) -> TaskFuture {
         let latency = self.latency;
         let failing = Arc::clone(&self.failing);
+        let down = Arc::clone(&self.down);
         self.started
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -263,6 +288,13 @@ impl Invoker for SupportModel {
                     failing.remove(i);
                     return Err(TaskError::new("the model did not answer in time"));
                 }
+            }
+            if down
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(&call.task)
+            {
+                return Err(TaskError::new("the model is down"));
             }
             let inputs: BTreeMap<&str, &str> = call
                 .inputs
@@ -304,120 +336,4 @@ impl Invoker for SupportModel {
             })
         })
     }
-}
-
-/// One line of a conversation's trace: what was sent, and what the front end got back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Exchange {
-    /// The event sent (`poll` included) and its input.
-    pub sent: (String, String),
-    /// The response, or the refusal.
-    pub got: Result<Response, GenieError>,
-}
-
-/// A conversation as a front end holds it: the session, and the trace of every exchange.
-pub struct Conversation {
-    /// The session.
-    pub session: Session<State, Case>,
-    /// Every request and its answer, the opening included.
-    pub trace: Vec<Exchange>,
-}
-
-impl Conversation {
-    /// Starts a conversation with `customer` on `flow`: the opening utterance is the start state's template.
-    pub fn start(flow: &Flow<State>, customer: &str) -> Result<Self, GenieError> {
-        let (session, opening) = flow.start(Case::new(customer))?;
-        Ok(Conversation {
-            session,
-            trace: vec![Exchange {
-                sent: ("start".into(), String::new()),
-                got: Ok(opening),
-            }],
-        })
-    }
-
-    /// Sends `event` with `input`, as the front end's "send" button does; refusals are kept in the trace.
-    pub fn send(&mut self, event: &str, input: &str) -> Result<Response, GenieError> {
-        let got = self.session.send(event, input);
-        self.trace.push(Exchange {
-            sent: (event.into(), input.into()),
-            got: got.clone(),
-        });
-        got
-    }
-
-    /// Runs failed invoker work again, as a front end's "retry" button does.
-    pub fn retry(&mut self) -> Result<Response, GenieError> {
-        let got = self.session.retry();
-        self.trace.push(Exchange {
-            sent: ("retry".into(), String::new()),
-            got: got.clone(),
-        });
-        got
-    }
-
-    /// Polls until the invokers are done (or failed), as a front end does while it shows progress: every
-    /// change of the session (a task done, a new DAG) is one poll in the trace.
-    pub async fn poll_until_idle(&mut self) -> Response {
-        let mut updates = self.session.updates();
-        loop {
-            let now = self.session.poll();
-            let running = now.next_actions == [fsmc_runtime::genie::POLL];
-            let changed = self
-                .trace
-                .last()
-                .is_none_or(|e| e.got.as_ref().ok() != Some(&now));
-            if changed {
-                self.trace.push(Exchange {
-                    sent: (fsmc_runtime::genie::POLL.into(), String::new()),
-                    got: Ok(now.clone()),
-                });
-            }
-            if !running || updates.changed().await.is_err() {
-                return now;
-            }
-        }
-    }
-}
-
-/// Renders a trace as the example prints it.
-/// A response's output is printed when it differs from the last one printed (polls repeat it).
-pub fn render_trace(trace: &[Exchange]) -> String {
-    let mut out = String::new();
-    let mut shown: Option<&str> = None;
-    for e in trace {
-        let (event, input) = &e.sent;
-        let sent = if input.is_empty() {
-            format!("> {event}")
-        } else {
-            format!("> {event} {input:?}")
-        };
-        out.push_str(&sent);
-        out.push('\n');
-        match &e.got {
-            Ok(r) => {
-                let progress = r
-                    .progress
-                    .map(|p| format!(" [{}/{} tasks]", p.done(), p.total()))
-                    .unwrap_or_default();
-                let next = if r.next_actions.is_empty() {
-                    "nothing".to_owned()
-                } else {
-                    r.next_actions.join(", ")
-                };
-                out.push_str(&format!("  {}{progress}, next: {next}\n", r.state));
-                if let Some(text) = r.output.as_deref().filter(|t| Some(*t) != shown) {
-                    for line in text.lines() {
-                        out.push_str(&format!("  | {line}\n"));
-                    }
-                    shown = Some(text);
-                }
-                if let Some(error) = &r.error {
-                    out.push_str(&format!("  ! {error}\n"));
-                }
-            }
-            Err(e) => out.push_str(&format!("  refused: {e}\n")),
-        }
-    }
-    out
 }

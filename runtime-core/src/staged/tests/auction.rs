@@ -1,89 +1,9 @@
-//! Stage definitions and the environment, on a hand-written spec.
+//! The environment on a spec of two agents, each its own kind: every rule of a step, refusals, truncation,
+//! termination, determinism.
 
 use super::*;
 use std::collections::BTreeMap;
 use std::fmt;
-
-const fn stage(
-    id: &'static str,
-    next: &'static [&'static str],
-    has_handler: bool,
-) -> StageInfo<&'static str, u8> {
-    StageInfo {
-        id,
-        next,
-        acting: &[1, 2],
-        rewarded: None,
-        has_handler,
-    }
-}
-
-#[test]
-fn valid_stages_pass() {
-    let stages = [
-        stage("odd", &["even"], true),
-        stage("even", &["odd"], false),
-    ];
-    assert_eq!(validate("odd", &stages), Ok(()));
-    assert_eq!(stages[1].automatic_next(), Some("odd"));
-    assert_eq!(stages[0].automatic_next(), None, "a handler chooses");
-}
-
-#[test]
-fn every_definition_error_is_reported() {
-    assert_eq!(
-        validate::<&str, u8>("a", &[]),
-        Err(vec![StageError::NoStages])
-    );
-    let stages = [
-        stage("a", &["b", "ghost"], true),
-        stage("b", &[], false),
-        stage("a", &["b"], true),
-    ];
-    let errors = validate("start", &stages).unwrap_err();
-    assert_eq!(
-        errors,
-        [
-            StageError::DuplicateStage("a"),
-            StageError::UnknownInitialStage("start"),
-            StageError::UnknownNextStage {
-                stage: "a",
-                next: "ghost"
-            },
-            StageError::AmbiguousNextStage {
-                stage: "b",
-                count: 0
-            },
-        ]
-    );
-    let messages: Vec<_> = errors.iter().map(ToString::to_string).collect();
-    assert_eq!(
-        messages[2],
-        "stage `a` lists next stage `ghost`, which is not defined"
-    );
-}
-
-#[test]
-fn handler_target_is_checked() {
-    let s = stage("a", &["b", "c"], true);
-    assert_eq!(s.check_target("c"), Ok("c"));
-    let err = s.check_target("a").unwrap_err();
-    assert_eq!((err.from, err.to), ("a", "a"));
-    assert_eq!(
-        err.to_string(),
-        "state `a` cannot move to `a`; it may move to: `b`, `c`"
-    );
-}
-
-#[test]
-fn rewarded_defaults_to_acting() {
-    let mut s = stage("a", &["a"], true);
-    assert_eq!(s.rewarded_agents(), &[1, 2]);
-    s.rewarded = Some(&[2]);
-    assert_eq!(s.rewarded_agents(), &[2]);
-    s.rewarded = Some(&[]);
-    assert!(s.rewarded_agents().is_empty(), "`Some(&[])` rewards nobody");
-}
 
 // The environment, on a spec written by hand as the generated code would write it: an auction where buyer and
 // seller bid until the handler clears the market, which nobody acts in and both are rewarded for. `Bid` lists
@@ -122,9 +42,20 @@ struct Auction<const BROKEN: bool>;
 impl<const BROKEN: bool> StagedSpec for Auction<BROKEN> {
     type Stage = Stage;
     type Agent = Who;
+    // Each agent is its own kind: the spec has no groups.
+    type Kind = Who;
+    type Sizes = ();
     const NAME: &'static str = "Auction";
     const INITIAL_STAGE: Stage = Stage::Bid;
-    const AGENTS: &'static [Who] = &[Who::Buyer, Who::Seller];
+    fn kind(agent: Who) -> Who {
+        agent
+    }
+    fn is_scripted(_: Who) -> bool {
+        false
+    }
+    fn agents(_: &()) -> Vec<Who> {
+        vec![Who::Seller, Who::Buyer]
+    }
     fn stage(stage: Stage) -> StageInfo<Stage, Who> {
         match stage {
             Stage::Bid => StageInfo {
@@ -181,16 +112,19 @@ impl<const BROKEN: bool> Dispatch<Market> for Auction<BROKEN> {
             ..Market::default()
         };
     }
-    fn observe(d: &mut Market, agent: Who, view: View<Stage>) -> (Stage, usize) {
+    fn observe(d: &mut Market, agent: Who, view: View<Stage>) -> Option<(Stage, usize)> {
         d.log.push(format!("observe {agent} {}", view.stage));
-        (view.stage, d.bids.len())
+        Some((view.stage, d.bids.len()))
     }
     fn info(_: &mut Market, _: Who, view: View<Stage>) -> u64 {
         view.step
     }
-    fn act(d: &mut Market, agent: Who, action: i64, view: View<Stage>) {
+    fn fits(_: Who, _: &i64) -> bool {
+        true
+    }
+    fn act(d: &mut Market, agent: Who, action: Option<i64>, view: View<Stage>) {
         d.log.push(format!("act {agent} {}", view.stage));
-        d.bids.push((agent, action));
+        d.bids.extend(action.map(|a| (agent, a)));
     }
     fn handle(d: &mut Market, view: View<Stage>) -> Option<Stage> {
         if view.stage != Stage::Bid {
