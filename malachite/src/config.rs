@@ -163,9 +163,9 @@ pub struct NodeSettings {
     pub max_clock_drift_ms: u64,
     /// How often this node's own transactions still waiting for a block are forwarded again.
     pub tx_resend_ms: u64,
-    /// At block interval 0: how long a decided height is held, beyond the time heights have recently taken to
-    /// decide, so that the payloads every replica submits after the block reach the next proposer and the
-    /// round they are for can end in one height (0: not held).
+    /// At block interval 0: the longest the node proposing the next height waits, after its replica applied a
+    /// block, for the payloads of the round that block opened, so that the round can end in one height (it
+    /// waits as long as those payloads have recently taken to arrive, up to this; 0: it does not wait).
     #[serde(default = "default_tx_wait_ms")]
     pub tx_wait_ms: u64,
 }
@@ -175,9 +175,10 @@ fn default_tx_wait_ms() -> u64 {
 }
 
 impl NodeSettings {
-    /// How long, by default, the next proposer waits for a new round's payloads at block interval 0: time
-    /// enough for a payload to cross the loopback interface and the engine on a busy machine.
-    pub const DEFAULT_TX_WAIT_MS: u64 = 10;
+    /// The longest the next proposer waits by default for a new round's payloads at block interval 0: time
+    /// enough for a payload to cross the loopback interface and the engine on a busy machine (on an idle one,
+    /// what it learns to wait is 2–4 ms).
+    pub const DEFAULT_TX_WAIT_MS: u64 = 20;
 
     /// Settings for node `index` listening on `port`, with the given peers and pace.
     pub fn local(index: usize, port: u16, peers: Vec<String>, block_interval_ms: u64) -> Self {
@@ -352,7 +353,7 @@ pub struct TestnetOptions {
     pub block_interval_ms: u64,
     /// The proposal timeout, in milliseconds.
     pub timeout_propose_ms: u64,
-    /// At block interval 0, how long the next proposer waits for a new round's payloads, in milliseconds.
+    /// At block interval 0, the longest the next proposer waits for a new round's payloads, in milliseconds.
     pub tx_wait_ms: u64,
     /// The first port, or `None` to ask the operating system for free ones.
     pub base_port: Option<u16>,

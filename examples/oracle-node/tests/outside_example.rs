@@ -64,7 +64,14 @@ fn the_outside_example_is_outside_the_workspace_with_its_own_lock() {
 #[test]
 fn the_outside_examples_lock_is_current() {
     let out = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--locked", "--offline", "--format-version", "1", "--manifest-path"])
+        .args([
+            "metadata",
+            "--locked",
+            "--offline",
+            "--format-version",
+            "1",
+            "--manifest-path",
+        ])
         .arg(root().join("examples/outside/Cargo.toml"))
         .output()
         .expect("cargo runs");

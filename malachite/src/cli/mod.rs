@@ -146,7 +146,7 @@ pub struct NetArgs {
     /// How long a round waits for its proposal, in milliseconds.
     #[arg(long, default_value_t = 1_000)]
     pub timeout_propose_ms: u64,
-    /// At block interval 0, how long the next proposer waits for the payloads of a new round, in milliseconds.
+    /// At block interval 0, the longest the next proposer waits for the payloads of a new round, in milliseconds.
     #[arg(long, default_value_t = NodeSettings::DEFAULT_TX_WAIT_MS)]
     pub tx_wait_ms: u64,
     /// The first of N consecutive ports on 127.0.0.1 (default: free ports chosen by the system).

@@ -53,6 +53,39 @@ fn start_takes_the_apps_own_flags_and_run_passes_them_on() {
     );
 }
 
+/// A program with a command line of its own: the node's commands beside its own.
+#[derive(clap::Parser)]
+struct Mine {
+    #[command(subcommand)]
+    command: MyCommand,
+}
+
+#[derive(clap::Subcommand)]
+enum MyCommand {
+    /// The node's commands, flattened among the program's own.
+    #[command(flatten)]
+    Node(Command<Flags>),
+    /// A command of the program's own.
+    Hello,
+}
+
+#[test]
+fn a_program_puts_the_node_commands_beside_its_own() {
+    let mine = Mine::try_parse_from(["mine", "hello"]).expect("parses");
+    assert!(matches!(mine.command, MyCommand::Hello));
+    let mine =
+        Mine::try_parse_from(["mine", "start", "--home", "h", "--think-ms", "3"]).expect("parses");
+    let MyCommand::Node(Command::Start(start)) = mine.command else {
+        panic!("not the node's start");
+    };
+    assert_eq!(start.app, Flags { think_ms: 3 });
+    let mine = Mine::try_parse_from(["mine", "inspect", "--home", "h"]).expect("parses");
+    assert!(matches!(
+        mine.command,
+        MyCommand::Node(Command::Inspect { .. })
+    ));
+}
+
 fn line(height: u64, period: u64, time_ms: u64) -> TraceLine {
     TraceLine {
         height,

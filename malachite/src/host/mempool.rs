@@ -70,6 +70,12 @@ impl Mempool {
         }
     }
 
+    /// Whether `tx` is pending or was committed.
+    pub(super) fn knows(&self, tx: &SignedTx) -> bool {
+        let id = tx.id();
+        self.ids.contains_key(&id) || self.committed.contains(&id)
+    }
+
     /// Who sent the pending transactions whose data `matches`.
     pub(super) fn senders(&self, matches: impl Fn(&[u8]) -> bool) -> BTreeSet<Address> {
         self.pending
@@ -111,8 +117,10 @@ mod tests {
             pool.senders(|data| data == b"b"),
             BTreeSet::from([b.sender])
         );
+        assert!(pool.knows(&a) && !pool.knows(&tx(3, b"d")));
         // Committed: gone, and a late copy is not taken again.
         pool.commit([&a, &b]);
+        assert!(pool.knows(&a));
         assert!(pool.add(a.clone()));
         assert_eq!(pool.block(), vec![c.clone()]);
     }

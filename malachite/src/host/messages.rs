@@ -210,7 +210,11 @@ impl Host {
             StreamContent::Fin => None,
             StreamContent::Data(ProposalPart::Txs(txs)) => {
                 for tx in txs {
-                    if self.tx_ok(&tx) && !self.mempool.add(tx) {
+                    if !self.tx_ok(&tx) {
+                        continue;
+                    }
+                    self.note_arrival(&tx);
+                    if !self.mempool.add(tx) {
                         break;
                     }
                 }
@@ -388,6 +392,8 @@ impl Host {
             }
             None => return Err(HostError::Stopped("the replica stopped".into())),
         };
+        // Every replica applies the block about now, and its behaviour's payload leaves right after.
+        self.applied = Some((height, tokio::time::Instant::now()));
         self.mempool.commit(&value.txs);
         let certificate_round = certificate.round;
         self.store.append(StoredBlock {

@@ -32,7 +32,7 @@ use crate::types::{
 };
 use mempool::Mempool;
 pub(crate) use pacing::Awaited;
-use pacing::Held;
+use pacing::{Arrivals, Held};
 
 /// The most transactions one block holds.
 const MAX_BLOCK_TXS: usize = 1_000;
@@ -152,6 +152,10 @@ pub(crate) struct Host {
     awaited: Option<Awaited>,
     /// The answer to `Finalized`, while the next proposer waits for payloads.
     held: Option<Held>,
+    /// The last height the replica applied, and when.
+    applied: Option<(u64, tokio::time::Instant)>,
+    /// When other agents' payloads arrived after a block: how long the next proposer waits.
+    arrivals: Arrivals,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
     port: AppPort,
 }
@@ -184,6 +188,8 @@ impl Host {
             round_started: None,
             awaited: None,
             held: None,
+            applied: None,
+            arrivals: Arrivals::default(),
             network,
             port,
         }
