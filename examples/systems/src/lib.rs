@@ -3,6 +3,7 @@
 //! Each module expands a shipped spec with `include_fsm!` and drives the generated code end to end; the
 //! programs in `examples/` print a run, and `tests/` check the runs.
 
+pub mod hello_world;
 pub mod oracle;
 pub mod supply_chain;
 pub mod support;

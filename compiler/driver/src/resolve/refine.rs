@@ -25,10 +25,16 @@ pub(super) fn lower(
         diags.push(
             Diagnostic::new(
                 Code::BadRefinement,
-                format!("`{}` refines an Open Autonomy app but is not an `abci` machine", m.name),
+                format!(
+                    "`{}` refines an Open Autonomy app but is not an `abci` machine",
+                    m.name
+                ),
             )
             .at(at, "the profile is not `abci`")
-            .help(format!("write `machine {}: abci refines {base} {{ … }}`", m.name)),
+            .help(format!(
+                "write `machine {}: abci refines {base} {{ … }}`",
+                m.name
+            )),
         );
     }
     match find_base(base, units, ui, file) {
@@ -88,7 +94,11 @@ fn find_base<'a>(
             }
         }
     }
-    if let Some(own) = file.machines.iter().find(|x| x.name.as_str() == base.as_str()) {
+    if let Some(own) = file
+        .machines
+        .iter()
+        .find(|x| x.name.as_str() == base.as_str())
+    {
         return Err(not_yaml(own.name.span));
     }
     let mut d = Diagnostic::new(
@@ -157,7 +167,12 @@ fn merge_events(m: &ast::Machine, oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> V
         if !oa.alphabet_in.iter().any(|b| b.as_str() == e.name.as_str()) {
             diags.push(not_in_base("event", &e.name, oa, oa.alphabet_in.iter()));
         } else if let Some(first) = given.insert(e.name.as_str(), e) {
-            diags.push(duplicate_name(Code::DuplicateEvent, "event", &e.name, first.name.span));
+            diags.push(duplicate_name(
+                Code::DuplicateEvent,
+                "event",
+                &e.name,
+                first.name.span,
+            ));
         }
     }
     oa.alphabet_in
@@ -182,7 +197,12 @@ fn merge_states(m: &ast::Machine, oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> V
         if !oa.states.iter().any(|b| b.as_str() == s.name.as_str()) {
             diags.push(not_in_base("state", &s.name, oa, oa.states.iter()));
         } else if let Some(first) = given.insert(s.name.as_str(), s) {
-            diags.push(duplicate_name(Code::DuplicateState, "state", &s.name, first.name.span));
+            diags.push(duplicate_name(
+                Code::DuplicateState,
+                "state",
+                &s.name,
+                first.name.span,
+            ));
         }
     }
     oa.states
@@ -212,7 +232,10 @@ fn merge_states(m: &ast::Machine, oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> V
                     docs: Vec::new(),
                     modifiers,
                     name: b.clone(),
-                    kind: Some(Name::new(if is_final { "degenerate" } else { "custom" }, b.span)),
+                    kind: Some(Name::new(
+                        if is_final { "degenerate" } else { "custom" },
+                        b.span,
+                    )),
                     properties: Vec::new(),
                     span: b.span,
                 },
@@ -231,11 +254,23 @@ fn same_modifiers(s: &ast::State, base: &[Name], diags: &mut Vec<Diagnostic>) {
     written.sort_unstable();
     kept.sort_unstable();
     if written != kept {
-        let at = s.modifiers[0].span.to(s.modifiers[s.modifiers.len() - 1].span);
-        let base_has = if kept.is_empty() { "none".to_string() } else { kept.join(" ") };
+        let at = s.modifiers[0]
+            .span
+            .to(s.modifiers[s.modifiers.len() - 1].span);
+        let base_has = if kept.is_empty() {
+            "none".to_string()
+        } else {
+            kept.join(" ")
+        };
         diags.push(
-            changes(at, "a refinement cannot change which states start or end the app")
-                .help(format!("the base's modifiers for `{}`: {base_has}; drop these", s.name)),
+            changes(
+                at,
+                "a refinement cannot change which states start or end the app",
+            )
+            .help(format!(
+                "the base's modifiers for `{}`: {base_has}; drop these",
+                s.name
+            )),
         );
     }
 }
@@ -261,7 +296,9 @@ fn not_in_base<'a>(
     .at(name.span, format!("`{}` has no such {what}", oa.name()));
     d = match did_you_mean(&name.text, known.map(|n| n.as_str())) {
         Some(h) => d.help(h),
-        None => d.help(format!("a refinement gives kinds to the base's {what}s; it cannot add one")),
+        None => d.help(format!(
+            "a refinement gives kinds to the base's {what}s; it cannot add one"
+        )),
     };
     d
 }
