@@ -19,6 +19,11 @@ pub struct GeneratedApiReference;
 #[doc = include_str!("../../../docs/genie.md")]
 pub struct GenieReference;
 
+// The replicated apps' guide: its port of an upstream skill is a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/abci.md")]
+pub struct AbciGuide;
+
 // The staged-environment guide, whose worked examples are doctests in the same way.
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/staged.md")]
