@@ -447,3 +447,6 @@ pub(crate) fn duplicate_name(code: Code, what: &str, name: &Name, first: Span) -
 
 #[cfg(test)]
 mod tests;
+// The bases are Open Autonomy YAML, which only the `yaml` feature reads.
+#[cfg(all(test, feature = "yaml"))]
+mod refine_tests;

@@ -20,24 +20,25 @@ pub(super) fn lower(
     file: &ast::File,
     diags: &mut Vec<Diagnostic>,
 ) -> Machine {
-    if m.profile.as_ref().map(|p| p.as_str()) != Some("abci") {
+    let not_abci = m.profile.as_ref().map(|p| p.as_str()) != Some("abci");
+    let found = if not_abci {
         let at = m.profile.as_ref().map_or(m.name.span, |p| p.span);
-        diags.push(
-            Diagnostic::new(
-                Code::BadRefinement,
-                format!(
-                    "`{}` refines an Open Autonomy app but is not an `abci` machine",
-                    m.name
-                ),
-            )
-            .at(at, "the profile is not `abci`")
-            .help(format!(
-                "write `machine {}: abci refines {base} {{ … }}`",
+        Err(Diagnostic::new(
+            Code::BadRefinement,
+            format!(
+                "`{}` refines an Open Autonomy app but is not an `abci` machine",
                 m.name
-            )),
-        );
-    }
-    match find_base(base, units, ui, file) {
+            ),
+        )
+        .at(at, "not an `abci` machine")
+        .help(format!(
+            "write `machine {}: abci refines {base} {{ … }}`",
+            m.name
+        )))
+    } else {
+        find_base(base, units, ui, file)
+    };
+    match found {
         Ok(oa) => machine::lower(&merge(m, oa, diags), diags),
         Err(d) => {
             diags.push(d);
