@@ -206,7 +206,8 @@ fn merge_states(m: &ast::Machine, oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> V
             ));
         }
     }
-    oa.states
+    let mut states: Vec<ast::State> = oa
+        .states
         .iter()
         .map(|b| {
             let listed = |list: &[Name]| list.iter().any(|x| x.as_str() == b.as_str());
@@ -242,7 +243,12 @@ fn merge_states(m: &ast::Machine, oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> V
                 },
             }
         })
-        .collect()
+        .collect();
+    // The order a `.fsm` file lists them in (and `fsmc export` writes): the default start, the other starts, the
+    // rest, the finals; otherwise the base's.
+    let has = |s: &ast::State, m: &str| s.modifiers.iter().any(|x| x.as_str() == m);
+    states.sort_by_key(|s| (!has(s, "default"), !has(s, "start"), has(s, "final")));
+    states
 }
 
 /// A refined state may repeat the base's `start`, `default` and `final`, never change them.
