@@ -9,7 +9,7 @@ use fsmc_base::diag::{Code, Diagnostic, did_you_mean};
 use fsmc_base::source::{Name, Span};
 use fsmc_model::spec::Machine;
 use fsmc_syntax::ast::{self, PropValue, ThinVec};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// Lowers `m`, which refines `base`, a machine named in the scope of unit `ui`.
 pub(super) fn lower(
@@ -23,25 +23,27 @@ pub(super) fn lower(
     let not_abci = m.profile.as_ref().map(|p| p.as_str()) != Some("abci");
     let found = if not_abci {
         let at = m.profile.as_ref().map_or(m.name.span, |p| p.span);
-        Err(Diagnostic::new(
-            Code::BadRefinement,
-            format!(
-                "`{}` refines an Open Autonomy app but is not an `abci` machine",
+        Err(Box::new(
+            Diagnostic::new(
+                Code::BadRefinement,
+                format!(
+                    "`{}` refines an Open Autonomy app but is not an `abci` machine",
+                    m.name
+                ),
+            )
+            .at(at, "not an `abci` machine")
+            .help(format!(
+                "write `machine {}: abci refines {base} {{ … }}`",
                 m.name
-            ),
-        )
-        .at(at, "not an `abci` machine")
-        .help(format!(
-            "write `machine {}: abci refines {base} {{ … }}`",
-            m.name
-        )))
+            )),
+        ))
     } else {
         find_base(base, units, ui, file)
     };
     match found {
         Ok(oa) => machine::lower(&merge(m, oa, diags), diags),
         Err(d) => {
-            diags.push(d);
+            diags.push(*d);
             // Without its base the machine has neither start states nor transitions: its own states are left
             // out (and the machine marked incomplete), so the checks do not report what the base would give.
             let head = ast::Machine {
@@ -63,15 +65,15 @@ fn find_base<'a>(
     units: &'a [Unit],
     ui: usize,
     file: &ast::File,
-) -> Result<&'a OaSpec, Diagnostic> {
+) -> Result<&'a OaSpec, Box<Diagnostic>> {
     let not_yaml = |span: Span| {
-        Diagnostic::new(
+        Box::new(Diagnostic::new(
             Code::BadRefinement,
             format!("`{base}` is not an imported Open Autonomy app"),
         )
         .at(base.span, "refined here")
         .with(span, "a `.fsm` machine, defined here")
-        .help("only an imported `fsm_specification.yaml` can be refined; edit a `.fsm` machine itself")
+        .help("only an imported `fsm_specification.yaml` can be refined; edit a `.fsm` machine itself"))
     };
     let mut known: Vec<String> = Vec::new();
     for (imp, target) in file.imports.iter().zip(&units[ui].imports) {
@@ -113,7 +115,7 @@ fn find_base<'a>(
             "import its `fsm_specification.yaml`: `import \"…/fsm_specification.yaml\" as {base};`"
         )),
     };
-    Err(d)
+    Err(Box::new(d))
 }
 
 /// The refinement and its base as one machine: the base's events (with the refinement's timeouts and roles), its
@@ -130,7 +132,7 @@ fn merge(m: &ast::Machine, oa: &OaSpec, diags: &mut Vec<Diagnostic>) -> ast::Mac
     out.events = merge_events(m, oa, diags);
     out.states = merge_states(m, oa, diags);
     // The last of a repeated key, as the YAML reader keeps it (it reported the repeat).
-    let mut last: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut last: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for (i, t) in oa.transitions.iter().enumerate() {
         last.insert((t.from.as_str(), t.event.as_str()), i);
     }
