@@ -50,14 +50,14 @@ fn a_refinement_keeps_the_base_and_gives_kinds() {
         Some("AgentRegistrationAbciApp")
     );
     assert_eq!(m.docs, ["Registration."]);
-    // The base's three states, three transitions and two events, in its order.
+    // The base's three states (the default start first, the finals last), three transitions and two events.
     let states: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(
         states,
         [
-            "FinishedRegistrationRound",
+            "RegistrationStartupRound",
             "RegistrationRound",
-            "RegistrationStartupRound"
+            "FinishedRegistrationRound"
         ]
     );
     assert_eq!(m.transitions.len(), 3);
