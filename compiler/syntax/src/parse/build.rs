@@ -150,6 +150,12 @@ impl Builder {
                 *named = true;
             }
             Rule::ident => m.profile = Some(self.name(&p)),
+            Rule::refines => {
+                m.refines = p
+                    .into_inner()
+                    .find(|q| q.as_rule() == Rule::ident)
+                    .map(|q| self.name(&q))
+            }
             Rule::event_decl => self.events(p, &mut m.events),
             Rule::key_decl => m.keys.push(self.key(p)),
             // `fast_state` and `fast_transition` (the fast path's, see `grammar/fsm.pest`) are the same statements
@@ -463,6 +469,7 @@ pub(crate) fn empty_machine(span: Span) -> Machine {
         lints: Vec::new(),
         name: Name::new("", span),
         profile: None,
+        refines: None,
         events: Vec::new(),
         keys: Vec::new(),
         states: Vec::new(),
