@@ -309,3 +309,70 @@ fn spec_text_never_reaches_the_terminal_raw() {
     }
     assert!(o.stdout.contains("error["), "{}", o.stdout);
 }
+
+#[test]
+fn every_output_writes_through_links_keeps_modes_and_refuses_read_only_files() {
+    use std::os::unix::fs::{PermissionsExt as _, symlink};
+    let s = scratch("files-writer");
+    write(s.path(), "door.fsm", SPEC);
+    let outputs: [&[&str]; 3] = [
+        &["gen", "door.fsm", "-o"],
+        &["graph", "door.fsm", "--format", "dot", "-o"],
+        &["export", "door.fsm", "--format", "oa-yaml", "-o"],
+    ];
+    let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    for (i, args) in outputs.iter().enumerate() {
+        let (real, link, frozen) = (format!("real{i}"), format!("link{i}"), format!("frozen{i}"));
+        write(s.path(), &real, "old");
+        std::fs::set_permissions(s.path().join(&real), std::fs::Permissions::from_mode(0o600))
+            .expect("chmod");
+        symlink(&real, s.path().join(&link)).expect("link");
+        let o = fsmc(s.path(), &[args, &[link.as_str()][..]].concat());
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+        assert!(
+            std::fs::symlink_metadata(s.path().join(&link))
+                .expect("link")
+                .is_symlink()
+        );
+        assert_ne!(
+            std::fs::read_to_string(s.path().join(&real)).expect("read"),
+            "old"
+        );
+        assert_eq!(mode(&s.path().join(&real)), 0o600, "{args:?}");
+
+        write(s.path(), &frozen, "old");
+        std::fs::set_permissions(
+            s.path().join(&frozen),
+            std::fs::Permissions::from_mode(0o444),
+        )
+        .expect("chmod");
+        let o = fsmc(s.path(), &[args, &[frozen.as_str()][..]].concat());
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains("read-only"), "{args:?}: {}", o.stderr);
+        assert_eq!(
+            std::fs::read_to_string(s.path().join(&frozen)).expect("read"),
+            "old"
+        );
+    }
+    // `fmt` rewrites a linked spec in place of its target, with the target's mode.
+    write(s.path(), "messy.fsm", SPEC.replace("; ", ";   "));
+    std::fs::set_permissions(
+        s.path().join("messy.fsm"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .expect("chmod");
+    symlink("messy.fsm", s.path().join("linked.fsm")).expect("link");
+    let o = fsmc(s.path(), &["fmt", "linked.fsm"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        std::fs::symlink_metadata(s.path().join("linked.fsm"))
+            .expect("link")
+            .is_symlink()
+    );
+    assert_eq!(mode(&s.path().join("messy.fsm")), 0o600);
+    assert!(
+        !std::fs::read_to_string(s.path().join("messy.fsm"))
+            .expect("read")
+            .contains(";   ")
+    );
+}

@@ -181,7 +181,7 @@ fn run(
         }
     };
     match &shared.output {
-        Some(path) => match std::fs::write(path, text) {
+        Some(path) => match super::write::write_atomically(path, text.as_bytes()) {
             Ok(()) => 0,
             Err(e) => usage_error(err, &format!("cannot write `{}`: {e}", path.display())),
         },

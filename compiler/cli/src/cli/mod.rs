@@ -13,6 +13,7 @@ mod explain;
 mod export;
 mod fmt;
 mod generate;
+mod write;
 
 #[derive(Parser, Debug)]
 #[command(
