@@ -311,6 +311,45 @@ fn spec_text_never_reaches_the_terminal_raw() {
 }
 
 #[test]
+fn a_file_name_never_reaches_the_terminal_raw() {
+    let s = scratch("files-name-escapes");
+    let (good, bad) = ("d\u{1b}[31moor.fsm", "b\u{1b}]0;t\u{7}ad.fsm");
+    write(s.path(), good, SPEC);
+    write(s.path(), bad, "machine Bad { state }");
+    let yaml = "alphabet_in:\n- DONE\ndefault_start_state: ARound\nfinal_states: []\nlabel: XAbciApp\n\
+                start_states:\n- ARound\nstates:\n- ARound\ntransition_func:\n    (ARound, DONE): ARound\n";
+    write(s.path(), "y\u{1b}[2J_fsm_specification.yaml", yaml);
+    write(
+        s.path(),
+        "z\u{1b}[2J_fsm_specification.yaml",
+        "alphabet_in: [\n",
+    );
+    let runs: [&[&str]; 7] = [
+        &["graph", bad, "--format", "dot"],
+        &["export", bad, "--format", "oa-yaml"],
+        &["import", "y\u{1b}[2J_fsm_specification.yaml"],
+        &["import", "z\u{1b}[2J_fsm_specification.yaml"],
+        &["check", "--message-format", "github", bad],
+        &["gen", good, "-o", "out\u{1b}[31m.rs", "--check"],
+        &[
+            "graph",
+            good,
+            "--format",
+            "dot",
+            "-o",
+            "gone\u{1b}[31m/out.dot",
+        ],
+    ];
+    for args in runs {
+        let o = fsmc(s.path(), args);
+        for text in [&o.stdout, &o.stderr] {
+            assert!(!text.contains('\u{1b}'), "{args:?}:\n{text}");
+            assert!(!text.contains('\u{7}'), "{args:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
 fn every_output_writes_through_links_keeps_modes_and_refuses_read_only_files() {
     use std::os::unix::fs::{PermissionsExt as _, symlink};
     let s = scratch("files-writer");

@@ -274,7 +274,7 @@ pub fn github(map: &SourceMap, diags: &[Diagnostic]) -> String {
         };
         let mut props = Vec::new();
         if let Some(loc) = d.primary.as_ref().and_then(|p| locate(map, p.span)) {
-            props.push(format!("file={}", escape_property(loc.file)));
+            props.push(format!("file={}", escape_property(&inert(loc.file))));
             props.push(format!("line={}", loc.line));
             props.push(format!("col={}", loc.column));
             props.push(format!("endLine={}", loc.end_line));

@@ -92,12 +92,14 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
         if same {
             return 0;
         }
+        let (path, spec) = (path.display().to_string(), args.spec.display().to_string());
+        let (path, spec) = (
+            fsmc_base::diag::render::inert(&path),
+            fsmc_base::diag::render::inert(&spec),
+        );
         let _ = writeln!(
             err,
-            "error: `{}` is stale: run `fsmc gen {} -o {}`",
-            path.display(),
-            args.spec.display(),
-            path.display()
+            "error: `{path}` is stale: run `fsmc gen {spec} -o {path}`"
         );
         return 1;
     }
