@@ -91,7 +91,7 @@ impl Builder {
     /// grammar skipped between them (the span still covers what was written).
     fn rust_type(&self, pair: &Pair<'_, Rule>) -> Name {
         let s = pair.as_span();
-        Name::new(&crate::lex::without_trivia(s.as_str()), self.span_of(s))
+        Name::new(crate::lex::without_trivia(s.as_str()), self.span_of(s))
     }
 
     /// `#![…]` or `#[…]`: the level and the lints inside.
