@@ -365,7 +365,14 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                     state
                                                         .sequence(|state| {
                                                             state
-                                                                .lookahead(false, |state| { state.match_string("*/") })
+                                                                .lookahead(
+                                                                    false,
+                                                                    |state| {
+                                                                        state
+                                                                            .match_string("*/")
+                                                                            .or_else(|state| { state.match_string("/*") })
+                                                                    },
+                                                                )
                                                                 .and_then(|state| { super::hidden::skip(state) })
                                                                 .and_then(|state| { self::r#ANY(state) })
                                                         })
@@ -382,7 +389,14 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                                                     state
                                                                                         .sequence(|state| {
                                                                                             state
-                                                                                                .lookahead(false, |state| { state.match_string("*/") })
+                                                                                                .lookahead(
+                                                                                                    false,
+                                                                                                    |state| {
+                                                                                                        state
+                                                                                                            .match_string("*/")
+                                                                                                            .or_else(|state| { state.match_string("/*") })
+                                                                                                    },
+                                                                                                )
                                                                                                 .and_then(|state| { super::hidden::skip(state) })
                                                                                                 .and_then(|state| { self::r#ANY(state) })
                                                                                         })

@@ -87,6 +87,13 @@ impl Builder {
         Name::new(s.as_str(), self.span_of(s))
     }
 
+    /// A Rust type as generated code will hold it: its tokens without the comments and byte order marks the
+    /// grammar skipped between them (the span still covers what was written).
+    fn rust_type(&self, pair: &Pair<'_, Rule>) -> Name {
+        let s = pair.as_span();
+        Name::new(crate::lex::without_trivia(s.as_str()), self.span_of(s))
+    }
+
     /// `#![…]` or `#[…]`: the level and the lints inside.
     pub fn lint_attr(&self, attr: Pair<'_, Rule>) -> Option<LintAttr> {
         let span = self.span(&attr);
@@ -214,7 +221,7 @@ impl Builder {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => name = self.name(&p),
-                Rule::rust_type => ty = self.name(&p),
+                Rule::rust_type => ty = self.rust_type(&p),
                 _ => {}
             }
         }
@@ -234,7 +241,7 @@ impl Builder {
                 Rule::doc => k.docs.push(doc(&p)),
                 Rule::key_mod => k.cross_period = true,
                 Rule::ident => k.name = self.name(&p),
-                Rule::rust_type => k.ty = self.name(&p),
+                Rule::rust_type => k.ty = self.rust_type(&p),
                 _ => {}
             }
         }
