@@ -43,7 +43,8 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ConfigError
         .map_err(|e| ConfigError(format!("{} is not valid: {e}", path.display())))
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ConfigError> {
+/// Writes `value` as pretty JSON to `path`.
+pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ConfigError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| ConfigError(format!("cannot encode {}: {e}", path.display())))?;
     std::fs::write(path, text + "\n")
@@ -67,14 +68,19 @@ impl Genesis {
     /// Reads `genesis.json`.
     pub fn load(path: &Path) -> Result<Genesis, ConfigError> {
         let genesis: Genesis = read_json(path)?;
-        genesis.validator_set()?;
-        if genesis.history_depth == 0 {
-            return Err(ConfigError(format!(
-                "{}: history_depth must be at least 1",
-                path.display()
-            )));
-        }
+        genesis
+            .check()
+            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
         Ok(genesis)
+    }
+
+    /// Checks what a node checks before it starts from this genesis: the validator set and the history depth.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        self.validator_set()?;
+        if self.history_depth == 0 {
+            return Err(ConfigError("history_depth must be at least 1".into()));
+        }
+        Ok(())
     }
 
     /// The validator set, checked: at least one validator, every key 32 bytes of hex, no duplicate.
@@ -157,9 +163,23 @@ pub struct NodeSettings {
     pub max_clock_drift_ms: u64,
     /// How often this node's own transactions still waiting for a block are forwarded again.
     pub tx_resend_ms: u64,
+    /// At block interval 0: the longest the node proposing the next height waits, after its replica applied a
+    /// block, for the payloads of the round that block opened, so that the round can end in one height (it
+    /// waits as long as those payloads have recently taken to arrive, up to this; 0: it does not wait).
+    #[serde(default = "default_tx_wait_ms")]
+    pub tx_wait_ms: u64,
+}
+
+fn default_tx_wait_ms() -> u64 {
+    NodeSettings::DEFAULT_TX_WAIT_MS
 }
 
 impl NodeSettings {
+    /// The longest the next proposer waits by default for a new round's payloads at block interval 0: time
+    /// enough for a payload to cross the loopback interface and the engine on a busy machine (on an idle one,
+    /// what it learns to wait is 2–4 ms).
+    pub const DEFAULT_TX_WAIT_MS: u64 = 20;
+
     /// Settings for node `index` listening on `port`, with the given peers and pace.
     pub fn local(index: usize, port: u16, peers: Vec<String>, block_interval_ms: u64) -> Self {
         NodeSettings {
@@ -174,6 +194,7 @@ impl NodeSettings {
             sync_status_interval_ms: 500,
             max_clock_drift_ms: 2_000,
             tx_resend_ms: 1_000,
+            tx_wait_ms: default_tx_wait_ms(),
         }
     }
 
@@ -308,6 +329,17 @@ impl Home {
     pub fn data_dir(&self) -> PathBuf {
         self.dir.join("data")
     }
+
+    /// The app's agents: the genesis validators' addresses, in the validator set's order.
+    pub fn agents(&self) -> Result<Vec<String>, ConfigError> {
+        Ok(self
+            .genesis
+            .validator_set()?
+            .validators()
+            .iter()
+            .map(|v| v.address.to_string())
+            .collect())
+    }
 }
 
 /// How to lay out a local network.
@@ -321,6 +353,8 @@ pub struct TestnetOptions {
     pub block_interval_ms: u64,
     /// The proposal timeout, in milliseconds.
     pub timeout_propose_ms: u64,
+    /// At block interval 0, the longest the next proposer waits for a new round's payloads, in milliseconds.
+    pub tx_wait_ms: u64,
     /// The first port, or `None` to ask the operating system for free ones.
     pub base_port: Option<u16>,
 }
@@ -333,6 +367,7 @@ impl TestnetOptions {
             chain_id: "fsmc-local".into(),
             block_interval_ms: 500,
             timeout_propose_ms: 1_000,
+            tx_wait_ms: NodeSettings::DEFAULT_TX_WAIT_MS,
             base_port: None,
         }
     }
@@ -410,6 +445,7 @@ pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf
             .collect();
         let mut settings = NodeSettings::local(i, *port, peers, options.block_interval_ms);
         settings.timeout_propose_ms = options.timeout_propose_ms;
+        settings.tx_wait_ms = options.tx_wait_ms;
         write_json(&home.join("genesis.json"), &genesis)?;
         save_key(&home.join("node_key.json"), key)?;
         write_json(&home.join("config.json"), &settings)?;

@@ -23,19 +23,22 @@ pub struct NodeProcess {
 }
 
 impl NodeProcess {
-    /// Starts `binary start --home HOME` plus `extra` arguments, its output appended to `HOME/stdout.N.log`
-    /// and `HOME/stderr.N.log`, N counting the starts of this node.
+    /// Starts `binary start --home HOME` plus `extra` arguments: see [`NodeProcess::spawn`].
     pub fn start(binary: &Path, home: &Path, extra: &[&str]) -> std::io::Result<NodeProcess> {
+        let mut command = Command::new(binary);
+        command.arg("start").arg("--home").arg(home).args(extra);
+        Self::spawn(command, home)
+    }
+
+    /// Starts `command`, the node whose home is `home` (whatever its program's command line), its output
+    /// appended to `HOME/stdout.N.log` and `HOME/stderr.N.log`, N counting the starts of this node.
+    pub fn spawn(mut command: Command, home: &Path) -> std::io::Result<NodeProcess> {
         let run = (0..)
             .find(|n| !home.join(format!("stdout.{n}.log")).exists())
             .unwrap_or(0);
         let stdout = home.join(format!("stdout.{run}.log"));
         let stderr = home.join(format!("stderr.{run}.log"));
-        let child = Command::new(binary)
-            .arg("start")
-            .arg("--home")
-            .arg(home)
-            .args(extra)
+        let child = command
             .stdin(Stdio::null())
             .stdout(File::create(&stdout)?)
             .stderr(File::create(&stderr)?)
@@ -102,19 +105,24 @@ pub struct TraceLine {
     pub state: String,
     /// How many transactions the block held.
     pub txs: usize,
+    /// The block's time, in milliseconds after the genesis time.
+    pub time_ms: u64,
 }
 
 impl TraceLine {
-    /// Formats a trace line: `applied height=H app_hash=HEX period=P keeper=K state=S txs=N`, then free text.
+    /// Formats a trace line: `applied height=H app_hash=HEX period=P keeper=K state=S txs=N time=+1.234s`,
+    /// then free text.
     pub fn format(&self, rest: &str) -> String {
         format!(
-            "applied height={} app_hash={} period={} keeper={} state={} txs={} {rest}",
+            "applied height={} app_hash={} period={} keeper={} state={} txs={} time=+{}.{:03}s {rest}",
             self.height,
             self.app_hash,
             self.period,
             self.keeper.as_deref().unwrap_or("-"),
             self.state,
-            self.txs
+            self.txs,
+            self.time_ms / 1000,
+            self.time_ms % 1000
         )
     }
 
@@ -133,8 +141,87 @@ impl TraceLine {
             keeper: field("keeper").filter(|k| *k != "-").map(str::to_string),
             state: field("state")?.to_string(),
             txs: field("txs")?.parse().ok()?,
+            time_ms: parse_seconds(field("time")?)?,
         })
     }
+}
+
+/// `+1.234s` in milliseconds.
+fn parse_seconds(text: &str) -> Option<u64> {
+    let (secs, ms) = text.strip_prefix('+')?.strip_suffix('s')?.split_once('.')?;
+    if ms.len() != 3 {
+        return None;
+    }
+    secs.parse::<u64>()
+        .ok()?
+        .checked_mul(1000)?
+        .checked_add(ms.parse().ok()?)
+}
+
+/// How long the periods of a trace took: the heights and the block time from the first block of each period to
+/// the first block of the next, for every period that began and ended in the trace (the first, which
+/// includes registration, and a period without a next one are left out).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Periods {
+    /// Heights per period, in order.
+    pub heights: Vec<u64>,
+    /// Block time per period, in milliseconds, in order.
+    pub ms: Vec<u64>,
+    /// The block time from each height of those periods to the next, in milliseconds.
+    pub height_ms: Vec<u64>,
+}
+
+impl Periods {
+    /// The periods of `lines` (one node's trace, in order).
+    pub fn of(lines: &[TraceLine]) -> Periods {
+        let mut starts: Vec<&TraceLine> = Vec::new();
+        for line in lines {
+            if starts.last().is_none_or(|s| line.period > s.period) {
+                starts.push(line);
+            }
+        }
+        let mut periods = Periods::default();
+        // The first start is the app's own beginning (registration), not a period boundary.
+        for pair in starts.windows(2).skip(1) {
+            if let [a, b] = pair {
+                periods.heights.push(b.height.saturating_sub(a.height));
+                periods.ms.push(b.time_ms.saturating_sub(a.time_ms));
+            }
+        }
+        if let (Some(first), Some(last)) = (starts.get(1), starts.last()) {
+            let timed: Vec<&TraceLine> = lines
+                .iter()
+                .filter(|l| l.height >= first.height && l.height <= last.height)
+                .collect();
+            for pair in timed.windows(2) {
+                if let [a, b] = pair {
+                    periods.height_ms.push(b.time_ms.saturating_sub(a.time_ms));
+                }
+            }
+        }
+        periods
+    }
+
+    /// The median heights per period (the upper one of an even count).
+    pub fn median_heights(&self) -> Option<u64> {
+        median(&self.heights)
+    }
+
+    /// The median period, in milliseconds.
+    pub fn median_ms(&self) -> Option<u64> {
+        median(&self.ms)
+    }
+
+    /// The median time from one height to the next, in milliseconds.
+    pub fn median_height_ms(&self) -> Option<u64> {
+        median(&self.height_ms)
+    }
+}
+
+fn median(values: &[u64]) -> Option<u64> {
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.get(sorted.len() / 2).copied()
 }
 
 /// Every trace line in the files `paths`, in order.

@@ -13,12 +13,15 @@
 //! * [`config`]: home directories, genesis, keys, and the generator for a local network.
 //! * [`run_node`]: one node: replay the store, start the engine, feed the replica.
 //! * [`launch`]: node processes for supervisors and tests (killed on drop), and the trace they print.
+//! * [`cli`]: the command line of a node program for any app (`init`, `genesis`, `testnet`, `start`, `run`,
+//!   `inspect`): `NodeCli::<Spec, Agent>::new(|node, _| Ok(Agent::new(node.index))).main()`.
 //!
 //! The engine authenticates senders (transactions are signed with the node's key; the sender's name in the
 //! app is its validator address) and checks only stateless things; the app decides whether a transaction fits.
 //! A node whose store is damaged, or whose app hash differs from the one the other validators built on, stops
 //! with an error instead of going on.
 
+pub mod cli;
 pub mod codec;
 pub mod config;
 mod host;
@@ -30,18 +33,25 @@ pub mod types;
 
 pub use host::HostError;
 pub use node::{
-    EngineLayer, Halted, Observer, RunError, app_block, node_address, run_node, stored_hashes,
+    EngineLayer, Halted, Observer, RunError, app_block, node_address, run_home, run_node,
+    stored_hashes,
 };
 
-/// Installs the log output: warnings from the engine, and this crate's own progress at `level`, on standard
-/// error.
+/// Installs the log output on standard error: warnings from the engine, and this crate's own progress at
+/// `level`. `FSMC_LOG` adds directives in the form `target=level,target=level` (for instance
+/// `malachitebft_core_consensus=debug` to follow the engine's steps); a malformed value is ignored.
 pub fn init_logging(level: tracing::Level) {
     use tracing_subscriber::filter::Targets;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
+    let extra: Targets = std::env::var("FSMC_LOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_default();
     let filter = Targets::new()
         .with_default(tracing::Level::WARN)
-        .with_target("fsmc_malachite", level);
+        .with_target("fsmc_malachite", level)
+        .with_targets(extra);
     let _ = tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()

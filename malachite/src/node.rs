@@ -12,8 +12,8 @@ use tokio::sync::mpsc::UnboundedSender;
 use tracing::{info, warn};
 
 use fsmc_runtime::app::{
-    Acted, AgentId, App, AppError, AppHash, AppSpec, Block, BlockReport, ConsensusLayer, Drive,
-    Genesis, Node, NodeError, Tx,
+    Acted, AgentId, App, AppError, AppHash, AppRound, AppSpec, Block, BlockReport, ConsensusLayer,
+    Drive, Genesis, Node, NodeError, Tx,
 };
 use malachitebft_app_channel::app::types::Keypair;
 use malachitebft_app_channel::app::types::codec::Codec;
@@ -24,10 +24,10 @@ use malachitebft_app_channel::{
 
 use crate::codec::BorshCodec;
 use crate::config::{ConfigError, EngineConfig, Home};
-use crate::host::{AppPort, Host, HostError, Tip, ToApp};
+use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
-use crate::types::{BlockValue, FsmcContext, ValidatorSet};
+use crate::types::{Address, BlockValue, FsmcContext, ValidatorSet};
 
 /// How long the node waits for a block or a wake before stepping anyway (a behaviour that forgot to wake).
 const IDLE_WAIT: Duration = Duration::from_millis(100);
@@ -97,7 +97,7 @@ pub struct EngineLayer {
     /// A message [`EngineLayer::wait`] received and the next step takes first.
     next: Option<ToApp>,
     commits: UnboundedSender<(u64, AppHash)>,
-    submits: UnboundedSender<Vec<u8>>,
+    to_host: UnboundedSender<FromApp>,
 }
 
 impl EngineLayer {
@@ -112,6 +112,27 @@ impl EngineLayer {
                 }
             }
         }
+    }
+
+    /// Tells the engine side which payloads the replica awaits now (after the payloads it submitted), so the
+    /// next proposer knows whether to wait for them.
+    fn awaiting<S: AppSpec>(&mut self, app: &App<S>) -> Result<(), Halted> {
+        let sent: Vec<AgentId> = app.round().map(AppRound::senders).unwrap_or_default();
+        let agents = app
+            .genesis()
+            .agents
+            .iter()
+            .filter(|a| app.expects(a) && !sent.contains(a))
+            .filter_map(|a| Address::parse(a))
+            .collect();
+        let awaited = Awaited {
+            height: app.height(),
+            round: app.round_count(),
+            agents,
+        };
+        self.to_host
+            .send(FromApp::Awaiting(awaited))
+            .map_err(|_| Halted("the consensus engine stopped".into()))
     }
 }
 
@@ -144,8 +165,8 @@ impl ConsensusLayer for EngineLayer {
     type Error = Halted;
 
     fn submit(&mut self, tx: Vec<u8>) -> Result<(), Halted> {
-        self.submits
-            .send(tx)
+        self.to_host
+            .send(FromApp::Tx(tx))
             .map_err(|_| Halted("the consensus engine stopped".into()))
     }
 
@@ -215,13 +236,22 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     logic: Arc<S::Logic>,
     observer: &mut dyn Observer<S>,
 ) -> Result<(), RunError> {
-    let home = Home::load(home)?;
+    run_home(&Home::load(home)?, agent, logic, observer)
+}
+
+/// [`run_node`] for a home directory already loaded (and checked by whoever starts the node).
+pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
+    home: &Home,
+    agent: Arc<B>,
+    logic: Arc<S::Logic>,
+    observer: &mut dyn Observer<S>,
+) -> Result<(), RunError> {
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {
         warn!("{warning}");
     }
-    let mut node = new_node::<S, B>(&home, &validators, agent, logic)?;
+    let mut node = new_node::<S, B>(home, agent, logic)?;
     let tip = replay(&mut node, home.genesis.genesis_time_ms, &opened.blocks)?;
     if tip.height > 0 {
         info!(height = tip.height, "replayed the block store");
@@ -231,7 +261,7 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
     node.set_waker(Waker::from(Arc::new(LoopWaker(blocks_tx.clone()))));
     let (commits_tx, commits_rx) = tokio::sync::mpsc::unbounded_channel();
-    let (submits_tx, submits_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (to_host, from_app) = tokio::sync::mpsc::unbounded_channel();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -240,15 +270,15 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     let port = AppPort {
         blocks: blocks_tx,
         commits: commits_rx,
-        submits: submits_rx,
+        from_app,
     };
-    spawn_engine(&runtime, &home, validators, opened, tip, port)?;
+    spawn_engine(&runtime, home, validators, opened, tip, port)?;
 
     let mut layer = EngineLayer {
         blocks: blocks_rx,
         next: None,
         commits: commits_tx,
-        submits: submits_tx,
+        to_host,
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {
@@ -264,16 +294,10 @@ pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
 /// app's agents.
 fn new_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Home,
-    validators: &ValidatorSet,
     agent: Arc<B>,
     logic: Arc<S::Logic>,
 ) -> Result<Node<S, B>, RunError> {
-    let agents: Vec<AgentId> = validators
-        .validators()
-        .iter()
-        .map(|v| v.address.to_string())
-        .collect();
-    let mut genesis = Genesis::new(agents, home.genesis.genesis_time_ms);
+    let mut genesis = Genesis::new(home.agents()?, home.genesis.genesis_time_ms);
     genesis.history_depth = home.genesis.history_depth;
     let app = App::<S>::with_rounds(genesis, logic).map_err(RunError::App)?;
     let me = home.key.public_key().address();
@@ -407,10 +431,18 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
     layer: &mut EngineLayer,
     observer: &mut dyn Observer<S>,
 ) -> RunError {
+    if let Err(Halted(why)) = layer.awaiting(node.app()) {
+        return RunError::Halted(why);
+    }
     loop {
         layer.wait(IDLE_WAIT);
         match node.step(layer) {
             Ok(stepped) => {
+                if !stepped.blocks.is_empty()
+                    && let Err(Halted(why)) = layer.awaiting(node.app())
+                {
+                    return RunError::Halted(why);
+                }
                 for report in &stepped.blocks {
                     observer.applied(node.app(), report);
                 }

@@ -9,10 +9,15 @@
 //! is an incomplete last record: a write cut short by a crash before it was synced and acknowledged, so
 //! nothing it held was ever reported committed. It is cut off, with a warning.
 //!
-//! Beside it, `proposals.dat` holds the proposals seen at the current height, this node's own included (same
-//! framing, payload a [`SignedBlock`]), cleared when the height is stored: a proposer that crashes and restarts
-//! proposes the very same block again for the same round instead of equivocating, and a node that restarts in
-//! the middle of a height still holds the value the engine's own log may decide.
+//! Beside it, `proposals.dat` holds the proposals seen at recent heights, this node's own included (same
+//! framing, payload a [`SignedBlock`]); only those above the stored height count. A proposer that crashes and
+//! restarts proposes the very same block again for the same round instead of equivocating, and a node that
+//! restarts in the middle of a height still holds the value the engine's own log may decide. Only this node's
+//! own proposals are synced to disk (each sync also makes every record before it durable): a proposal received
+//! from another node is lost only with the machine, and then value sync fetches the block again. So the last
+//! record may also be one whose bytes never reached the disk whole (its checksum fails): it is cut off, with a
+//! warning, as a cut-short one is. The file is emptied (and synced) once it holds [`PROPOSALS_KEPT`] records,
+//! not at every height, which keeps a sync off the path of every decision.
 
 use borsh::{BorshDeserialize, BorshSerialize};
 use sha2::{Digest, Sha256};
@@ -29,6 +34,8 @@ const MAGIC: &[u8; 8] = b"FSMCBLK1";
 const HEADER: u64 = 4 + 32;
 /// No record comes near this; a larger length field is damage, not data.
 const MAX_RECORD: u64 = 64 << 20;
+/// How many records `proposals.dat` holds before it is emptied: proposals of many past heights, all stale.
+pub const PROPOSALS_KEPT: usize = 256;
 
 /// One height as stored.
 #[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
@@ -89,10 +96,13 @@ struct RecordFile {
 
 impl RecordFile {
     /// Opens (or creates) the file and reads every record, handing each payload to `check`.
-    /// Read-only (`writable` false), a missing file reads as empty and nothing is repaired.
+    /// Read-only (`writable` false), a missing file reads as empty and nothing is repaired. With `unsynced_tail`,
+    /// a last record whose checksum fails is cut off as a cut-short one is (a file whose last records may not
+    /// have been synced).
     fn open(
         path: &Path,
         writable: bool,
+        unsynced_tail: bool,
         mut check: impl FnMut(usize, &[u8]) -> Result<(), String>,
     ) -> Result<(RecordFile, Vec<String>), StoreError> {
         let io = |e| StoreError::Io(path.to_path_buf(), e);
@@ -160,6 +170,12 @@ impl RecordFile {
             let sum = record.get(4..HEADER as usize).unwrap_or_default();
             let payload = record.get(HEADER as usize..).unwrap_or_default();
             if Sha256::digest(payload).as_slice() != sum {
+                if unsynced_tail && at + total == bytes.len() {
+                    warnings.push(format!(
+                        "dropped an unsynced last record at byte {offset} (its checksum fails)"
+                    ));
+                    break;
+                }
                 return Err(corrupt(offset, "checksum mismatch".into()));
             }
             check(offsets.len(), payload).map_err(|reason| corrupt(offset, reason))?;
@@ -182,7 +198,8 @@ impl RecordFile {
         ))
     }
 
-    fn append(&mut self, payload: &[u8]) -> Result<(), StoreError> {
+    /// Appends a record; with `sync`, it (and every record before it) is on disk when this returns.
+    fn append(&mut self, payload: &[u8], sync: bool) -> Result<(), StoreError> {
         let io = |e| StoreError::Io(self.path.clone(), e);
         let len = u32::try_from(payload.len()).map_err(|_| {
             StoreError::Io(self.path.clone(), std::io::Error::other("record too large"))
@@ -194,7 +211,9 @@ impl RecordFile {
         self.file.seek(SeekFrom::Start(self.end)).map_err(io)?;
         // One write of the whole record, then a sync: the record is durable before anyone is told.
         self.file.write_all(&record).map_err(io)?;
-        self.file.sync_data().map_err(io)?;
+        if sync {
+            self.file.sync_data().map_err(io)?;
+        }
         self.offsets.push(self.end);
         self.end += record.len() as u64;
         Ok(())
@@ -272,7 +291,7 @@ impl BlockStore {
         let (block_file, mut warnings, blocks) = Self::open_blocks(dir, true)?;
         let mut own = Vec::new();
         let (proposals, more) =
-            RecordFile::open(&dir.join("proposals.dat"), true, |i, payload| {
+            RecordFile::open(&dir.join("proposals.dat"), true, true, |i, payload| {
                 let entry: SignedBlock = borsh::from_slice(payload)
                     .map_err(|e| format!("proposal record {} does not decode: {e}", i + 1))?;
                 own.push(entry);
@@ -280,6 +299,8 @@ impl BlockStore {
             })?;
         warnings.extend(more);
         let last = blocks.last().cloned();
+        let stored = last.as_ref().map_or(0, |b| b.height);
+        own.retain(|p| p.height.0 > stored);
         Ok(Opened {
             store: BlockStore {
                 blocks: block_file,
@@ -307,7 +328,7 @@ impl BlockStore {
     ) -> Result<(RecordFile, Vec<String>, Vec<StoredBlock>), StoreError> {
         let mut blocks = Vec::new();
         let (file, warnings) =
-            RecordFile::open(&dir.join("blocks.dat"), writable, |i, payload| {
+            RecordFile::open(&dir.join("blocks.dat"), writable, false, |i, payload| {
                 let stored: StoredBlock = borsh::from_slice(payload)
                     .map_err(|e| format!("record {} does not decode: {e}", i + 1))?;
                 let expected = u64::try_from(i).unwrap_or(u64::MAX).saturating_add(1);
@@ -343,15 +364,23 @@ impl BlockStore {
         self.last.as_ref()
     }
 
-    /// Appends the next height durably, and forgets this node's proposals (they were all for heights up to
-    /// this one).
+    /// Appends the next height durably, and forgets the proposals up to it; empties the proposals' file once
+    /// it holds [`PROPOSALS_KEPT`] records.
     pub fn append(&mut self, block: StoredBlock) -> Result<(), StoreError> {
         let payload =
             borsh::to_vec(&block).map_err(|e| StoreError::Io(self.blocks.path.clone(), e))?;
-        self.blocks.append(&payload)?;
+        self.blocks.append(&payload, true)?;
+        let height = block.height;
         self.last = Some(block);
-        self.own.clear();
-        self.proposals.clear()
+        self.own.retain(|p| p.height.0 > height);
+        if self.proposals.offsets.len() >= PROPOSALS_KEPT {
+            self.proposals.clear()?;
+            // Proposals above the stored height are still needed: written again, synced.
+            for part in self.own.clone() {
+                self.save_proposal_record(&part, true)?;
+            }
+        }
+        Ok(())
     }
 
     /// The block stored at `height`.
@@ -371,13 +400,18 @@ impl BlockStore {
             })
     }
 
-    /// Records, durably, a proposal seen (or made) at the current height.
-    pub fn save_proposal(&mut self, block: SignedBlock) -> Result<(), StoreError> {
-        let payload =
-            borsh::to_vec(&block).map_err(|e| StoreError::Io(self.proposals.path.clone(), e))?;
-        self.proposals.append(&payload)?;
+    /// Records a proposal seen (or made) above the stored height; `durable` (this node's own proposal) syncs
+    /// it to disk before returning.
+    pub fn save_proposal(&mut self, block: SignedBlock, durable: bool) -> Result<(), StoreError> {
+        self.save_proposal_record(&block, durable)?;
         self.own.push(block);
         Ok(())
+    }
+
+    fn save_proposal_record(&mut self, block: &SignedBlock, sync: bool) -> Result<(), StoreError> {
+        let payload =
+            borsh::to_vec(block).map_err(|e| StoreError::Io(self.proposals.path.clone(), e))?;
+        self.proposals.append(&payload, sync)
     }
 
     /// Whether this very part is recorded already.

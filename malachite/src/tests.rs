@@ -241,7 +241,7 @@ fn stored(height: u64, k: &PrivateKey) -> StoredBlock {
         height,
         certificate: certificate(&value, k),
         value,
-        app_hash: [height as u8 + 100; 32],
+        app_hash: [(height as u8).wrapping_add(100); 32],
     }
 }
 
@@ -336,7 +336,7 @@ fn proposals_survive_a_restart_until_the_height_is_stored() {
     };
     {
         let mut store = BlockStore::open(dir.path()).expect("open").store;
-        store.save_proposal(part.clone()).expect("save");
+        store.save_proposal(part.clone(), true).expect("save");
     }
     let mut store = BlockStore::open(dir.path()).expect("reopen").store;
     let me = k.public_key().address();
@@ -353,6 +353,108 @@ fn proposals_survive_a_restart_until_the_height_is_stored() {
     drop(store);
     let store = BlockStore::open(dir.path()).expect("reopen").store;
     assert_eq!(store.proposals_at(Height(1)).count(), 0);
+}
+
+fn part(height: u64, round: u32, k: &PrivateKey) -> SignedBlock {
+    let value = block(height, k);
+    let (h, r) = (Height(height), Round::new(round));
+    SignedBlock {
+        height: h,
+        round: r,
+        signature: k.sign(&SignedBlock::signing_bytes(h, r, &value)),
+        value,
+    }
+}
+
+#[test]
+fn an_unsynced_last_proposal_that_never_reached_the_disk_whole_is_dropped() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(15);
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        store.save_proposal(part(1, 0, &k), true).expect("own");
+        store
+            .save_proposal(part(1, 1, &key(16)), false)
+            .expect("seen");
+    }
+    let path = dir.path().join("proposals.dat");
+    let whole = std::fs::read(&path).expect("read");
+    let mut bytes = whole.clone();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&path, &bytes).expect("write");
+    let opened = BlockStore::open(dir.path()).expect("recovers");
+    assert_eq!(opened.warnings.len(), 1, "{:?}", opened.warnings);
+    assert!(opened.warnings[0].contains("unsynced"));
+    let me = k.public_key().address();
+    assert!(
+        opened
+            .store
+            .proposal_by(&me, Height(1), Round::new(0))
+            .is_some(),
+        "the synced proposal before it is kept"
+    );
+    assert_eq!(opened.store.proposals_at(Height(1)).count(), 1);
+    drop(opened);
+
+    // The same damage anywhere but at the end is corruption; and the block store is never lenient.
+    let mut middle = whole;
+    middle[20] ^= 1;
+    std::fs::write(&path, &middle).expect("write");
+    assert!(matches!(
+        BlockStore::open(dir.path()),
+        Err(StoreError::Corrupt { .. })
+    ));
+    std::fs::remove_file(&path).expect("remove");
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        store.append(stored(1, &k)).expect("append");
+    }
+    let blocks = dir.path().join("blocks.dat");
+    let mut bytes = std::fs::read(&blocks).expect("read");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&blocks, &bytes).expect("write");
+    assert!(matches!(
+        BlockStore::open(dir.path()),
+        Err(StoreError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn the_proposals_file_is_emptied_only_now_and_then_and_keeps_what_is_current() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(17);
+    let me = k.public_key().address();
+    let path = dir.path().join("proposals.dat");
+    let mut store = BlockStore::open(dir.path()).expect("open").store;
+    let mut height = 0;
+    let mut emptied = Vec::new();
+    while height < crate::store::PROPOSALS_KEPT as u64 + 2 {
+        height += 1;
+        store
+            .save_proposal(part(height, 0, &k), true)
+            .expect("save");
+        // A proposal for the next height, seen early, outlives this height's storing.
+        store
+            .save_proposal(part(height + 1, 0, &key(18)), false)
+            .expect("save");
+        let before = std::fs::metadata(&path).expect("meta").len();
+        store.append(stored(height, &k)).expect("append");
+        let after = std::fs::metadata(&path).expect("meta").len();
+        if after < before {
+            emptied.push(height);
+        }
+        assert_eq!(store.proposal_by(&me, Height(height), Round::new(0)), None);
+        assert_eq!(store.proposals_at(Height(height + 1)).count(), 1);
+    }
+    // Two records a height: emptied when it holds PROPOSALS_KEPT, then (one record written again) once more.
+    let kept = crate::store::PROPOSALS_KEPT as u64;
+    assert_eq!(emptied, [kept / 2, kept]);
+    drop(store);
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert_eq!(opened.store.proposals_at(Height(height + 1)).count(), 1);
+    assert_eq!(opened.store.proposals_at(Height(height)).count(), 0);
 }
 
 #[test]

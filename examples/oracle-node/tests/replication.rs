@@ -304,6 +304,7 @@ fn stores_agree_and_lose_nothing(net: &Net, victim: usize, before_kill: &[TraceL
                     keeper: None,
                     state: String::new(),
                     txs: 0,
+                    time_ms: 0,
                 })
                 .collect();
             sequence(&stored, &format!("node-{i}'s store"))

@@ -70,6 +70,21 @@ impl Mempool {
         }
     }
 
+    /// Whether `tx` is pending or was committed.
+    pub(super) fn knows(&self, tx: &SignedTx) -> bool {
+        let id = tx.id();
+        self.ids.contains_key(&id) || self.committed.contains(&id)
+    }
+
+    /// Who sent the pending transactions whose data `matches`.
+    pub(super) fn senders(&self, matches: impl Fn(&[u8]) -> bool) -> BTreeSet<Address> {
+        self.pending
+            .values()
+            .filter(|tx| matches(&tx.data))
+            .map(|tx| tx.sender)
+            .collect()
+    }
+
     /// The pending transactions sent by `who`.
     pub(super) fn from(&self, who: &Address) -> Vec<SignedTx> {
         self.pending
@@ -98,8 +113,14 @@ mod tests {
         }
         assert_eq!(pool.block(), vec![a.clone(), b.clone(), c.clone()]);
         assert_eq!(pool.from(&a.sender), vec![a.clone(), c.clone()]);
+        assert_eq!(
+            pool.senders(|data| data == b"b"),
+            BTreeSet::from([b.sender])
+        );
+        assert!(pool.knows(&a) && !pool.knows(&tx(3, b"d")));
         // Committed: gone, and a late copy is not taken again.
         pool.commit([&a, &b]);
+        assert!(pool.knows(&a));
         assert!(pool.add(a.clone()));
         assert_eq!(pool.block(), vec![c.clone()]);
     }

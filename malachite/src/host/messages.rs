@@ -159,7 +159,7 @@ impl Host {
                     signature,
                 };
                 // Durable before anyone sees it: a restarted proposer must not propose another block.
-                self.store.save_proposal(part.clone())?;
+                self.store.save_proposal(part.clone(), true)?;
                 part
             }
         };
@@ -210,7 +210,11 @@ impl Host {
             StreamContent::Fin => None,
             StreamContent::Data(ProposalPart::Txs(txs)) => {
                 for tx in txs {
-                    if self.tx_ok(&tx) && !self.mempool.add(tx) {
+                    if !self.tx_ok(&tx) {
+                        continue;
+                    }
+                    self.note_arrival(&tx);
+                    if !self.mempool.add(tx) {
                         break;
                     }
                 }
@@ -235,9 +239,10 @@ impl Host {
         Ok(())
     }
 
-    /// The height is final: start the next one, or restart this one when the decided value never arrived.
+    /// The height is final: start the next one (when this node proposes it, perhaps a moment later: see
+    /// `pacing`), or restart this one when the decided value never arrived.
     fn finalized(
-        &self,
+        &mut self,
         certificate: &CommitCertificate<FsmcContext>,
         reply: Reply<Next<FsmcContext>>,
     ) {
@@ -248,7 +253,7 @@ impl Host {
             warn!(%height, "decided without the value; restarting the height to sync it");
             Next::Restart(height, self.params())
         };
-        let _ = reply.send(next);
+        self.start_next(next, reply);
     }
 
     /// Serves committed blocks with their certificates to a peer catching up, a bounded batch at a time.
@@ -387,6 +392,8 @@ impl Host {
             }
             None => return Err(HostError::Stopped("the replica stopped".into())),
         };
+        // Every replica applies the block about now, and its behaviour's payload leaves right after.
+        self.applied = Some((height, tokio::time::Instant::now()));
         self.mempool.commit(&value.txs);
         let certificate_round = certificate.round;
         self.store.append(StoredBlock {

@@ -7,6 +7,7 @@
 
 mod mempool;
 mod messages;
+mod pacing;
 
 use bytes::Bytes;
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,6 +31,8 @@ use crate::types::{
     ValueId,
 };
 use mempool::Mempool;
+pub(crate) use pacing::Awaited;
+use pacing::{Arrivals, Held};
 
 /// The most transactions one block holds.
 const MAX_BLOCK_TXS: usize = 1_000;
@@ -50,11 +53,20 @@ pub(crate) enum ToApp {
     Wake,
 }
 
+/// What the replica hands the engine side besides app hashes, in the order it happened: the payloads it
+/// submitted after a block come before what it says it awaits after that block.
+pub(crate) enum FromApp {
+    /// A payload to order (an encoded submission).
+    Tx(Vec<u8>),
+    /// The payloads the replica awaits now.
+    Awaiting(Awaited),
+}
+
 /// The replica's side of the channels, as the host holds them.
 pub(crate) struct AppPort {
     pub(crate) blocks: std::sync::mpsc::Sender<ToApp>,
     pub(crate) commits: mpsc::UnboundedReceiver<(u64, AppHash)>,
-    pub(crate) submits: mpsc::UnboundedReceiver<Vec<u8>>,
+    pub(crate) from_app: mpsc::UnboundedReceiver<FromApp>,
 }
 
 /// Why the node stops.
@@ -136,6 +148,14 @@ pub(crate) struct Host {
     streams: u64,
     /// When the current round started: the round latency is logged at each decision.
     round_started: Option<(Height, Round, Instant)>,
+    /// What the replica awaits after the last block it applied.
+    awaited: Option<Awaited>,
+    /// The answer to `Finalized`, while the next proposer waits for payloads.
+    held: Option<Held>,
+    /// The last height the replica applied, and when.
+    applied: Option<(u64, tokio::time::Instant)>,
+    /// When other agents' payloads arrived after a block: how long the next proposer waits.
+    arrivals: Arrivals,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
     port: AppPort,
 }
@@ -166,6 +186,10 @@ impl Host {
             store,
             streams: 0,
             round_started: None,
+            awaited: None,
+            held: None,
+            applied: None,
+            arrivals: Arrivals::default(),
             network,
             port,
         }
@@ -195,14 +219,27 @@ impl Host {
             tokio::time::interval(Duration::from_millis(self.settings.tx_resend_ms.max(100)));
         resend.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
+            let held = self.held.as_ref().map(Held::until);
+            // Biased: what the replica sent is taken before the engine's next message, so this node's own
+            // payload is in its mempool when the engine asks it for a block.
             let step = tokio::select! {
+                biased;
+                msg = self.port.from_app.recv() => match msg {
+                    Some(FromApp::Tx(data)) => self.submit(data).await,
+                    Some(FromApp::Awaiting(awaited)) => {
+                        self.awaited = Some(awaited);
+                        Ok(())
+                    }
+                    None => Err(HostError::Stopped("the replica stopped".into())),
+                },
+                () = tokio::time::sleep_until(held.unwrap_or_else(tokio::time::Instant::now)),
+                    if held.is_some() => {
+                    self.release();
+                    Ok(())
+                }
                 msg = channels.consensus.recv() => match msg {
                     Some(msg) => self.handle(msg).await,
                     None => Err(HostError::Stopped("the consensus engine stopped".into())),
-                },
-                tx = self.port.submits.recv() => match tx {
-                    Some(data) => self.submit(data).await,
-                    None => Err(HostError::Stopped("the replica stopped".into())),
                 },
                 _ = resend.tick() => self.resend().await,
             };
@@ -347,7 +384,8 @@ impl Host {
             }
         };
         if !self.store.has_proposal(&part) {
-            self.store.save_proposal(part.clone())?;
+            // Not synced: lost only with the machine, and then value sync fetches the block again.
+            self.store.save_proposal(part.clone(), false)?;
         }
         let value = ProposedValue {
             height: part.height,
