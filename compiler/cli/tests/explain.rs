@@ -150,6 +150,11 @@ fn compile(code: Code, run: Run, example: &Block, other: &Block) -> fsmc_driver:
         Code::ImportAmbiguous => {
             write(&dir.join("doors.fsm"), format!("{DOOR}\n{LOCK}").as_bytes())
         }
+        // The refinements refine upstream's `registration_abci`, imported as `registration.yaml`.
+        Code::RefinementChangesBase | Code::BadRefinement => write(
+            &dir.join("registration.yaml"),
+            include_bytes!("../../../specs/invalid/support/registration.yaml"),
+        ),
         _ => {}
     }
     // Genie states name template files, which must exist beside the spec; the erroneous example of E0704

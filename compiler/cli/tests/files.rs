@@ -309,3 +309,109 @@ fn spec_text_never_reaches_the_terminal_raw() {
     }
     assert!(o.stdout.contains("error["), "{}", o.stdout);
 }
+
+#[test]
+fn a_file_name_never_reaches_the_terminal_raw() {
+    let s = scratch("files-name-escapes");
+    let (good, bad) = ("d\u{1b}[31moor.fsm", "b\u{1b}]0;t\u{7}ad.fsm");
+    write(s.path(), good, SPEC);
+    write(s.path(), bad, "machine Bad { state }");
+    let yaml = "alphabet_in:\n- DONE\ndefault_start_state: ARound\nfinal_states: []\nlabel: XAbciApp\n\
+                start_states:\n- ARound\nstates:\n- ARound\ntransition_func:\n    (ARound, DONE): ARound\n";
+    write(s.path(), "y\u{1b}[2J_fsm_specification.yaml", yaml);
+    write(
+        s.path(),
+        "z\u{1b}[2J_fsm_specification.yaml",
+        "alphabet_in: [\n",
+    );
+    let runs: [&[&str]; 7] = [
+        &["graph", bad, "--format", "dot"],
+        &["export", bad, "--format", "oa-yaml"],
+        &["import", "y\u{1b}[2J_fsm_specification.yaml"],
+        &["import", "z\u{1b}[2J_fsm_specification.yaml"],
+        &["check", "--message-format", "github", bad],
+        &["gen", good, "-o", "out\u{1b}[31m.rs", "--check"],
+        &[
+            "graph",
+            good,
+            "--format",
+            "dot",
+            "-o",
+            "gone\u{1b}[31m/out.dot",
+        ],
+    ];
+    for args in runs {
+        let o = fsmc(s.path(), args);
+        for text in [&o.stdout, &o.stderr] {
+            assert!(!text.contains('\u{1b}'), "{args:?}:\n{text}");
+            assert!(!text.contains('\u{7}'), "{args:?}:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn every_output_writes_through_links_keeps_modes_and_refuses_read_only_files() {
+    use std::os::unix::fs::{PermissionsExt as _, symlink};
+    let s = scratch("files-writer");
+    write(s.path(), "door.fsm", SPEC);
+    let outputs: [&[&str]; 3] = [
+        &["gen", "door.fsm", "-o"],
+        &["graph", "door.fsm", "--format", "dot", "-o"],
+        &["export", "door.fsm", "--format", "oa-yaml", "-o"],
+    ];
+    let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    for (i, args) in outputs.iter().enumerate() {
+        let (real, link, frozen) = (format!("real{i}"), format!("link{i}"), format!("frozen{i}"));
+        write(s.path(), &real, "old");
+        std::fs::set_permissions(s.path().join(&real), std::fs::Permissions::from_mode(0o600))
+            .expect("chmod");
+        symlink(&real, s.path().join(&link)).expect("link");
+        let o = fsmc(s.path(), &[args, &[link.as_str()][..]].concat());
+        assert_eq!(o.code, 0, "{args:?}: {}", o.stderr);
+        assert!(
+            std::fs::symlink_metadata(s.path().join(&link))
+                .expect("link")
+                .is_symlink()
+        );
+        assert_ne!(
+            std::fs::read_to_string(s.path().join(&real)).expect("read"),
+            "old"
+        );
+        assert_eq!(mode(&s.path().join(&real)), 0o600, "{args:?}");
+
+        write(s.path(), &frozen, "old");
+        std::fs::set_permissions(
+            s.path().join(&frozen),
+            std::fs::Permissions::from_mode(0o444),
+        )
+        .expect("chmod");
+        let o = fsmc(s.path(), &[args, &[frozen.as_str()][..]].concat());
+        assert_eq!(o.code, 2, "{args:?}: {}", o.stderr);
+        assert!(o.stderr.contains("read-only"), "{args:?}: {}", o.stderr);
+        assert_eq!(
+            std::fs::read_to_string(s.path().join(&frozen)).expect("read"),
+            "old"
+        );
+    }
+    // `fmt` rewrites a linked spec in place of its target, with the target's mode.
+    write(s.path(), "messy.fsm", SPEC.replace("; ", ";   "));
+    std::fs::set_permissions(
+        s.path().join("messy.fsm"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .expect("chmod");
+    symlink("messy.fsm", s.path().join("linked.fsm")).expect("link");
+    let o = fsmc(s.path(), &["fmt", "linked.fsm"]);
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(
+        std::fs::symlink_metadata(s.path().join("linked.fsm"))
+            .expect("link")
+            .is_symlink()
+    );
+    assert_eq!(mode(&s.path().join("messy.fsm")), 0o600);
+    assert!(
+        !std::fs::read_to_string(s.path().join("messy.fsm"))
+            .expect("read")
+            .contains(";   ")
+    );
+}

@@ -87,6 +87,19 @@ fn assert_formats_soundly(name: &str, text: &str, dir: &Path) -> String {
         .unwrap_or_else(|d| panic!("{name}: formatted text does not parse: {d:?}\n{once}"));
     assert_eq!(twice, once, "{name}: formatting is not idempotent");
     assert_eq!(comments(&once), comments(text), "{name}: comments changed");
+    // The verdict first, so that a change of it is reported as such: formatting never makes a spec pass or fail.
+    let verdict = |t: &str| {
+        compile_str(name, t, dir, &Options::default())
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {:?}", d.code.id(), d.severity))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        verdict(&once),
+        verdict(text),
+        "{name}: formatting changed the verdict\n{once}"
+    );
     assert_eq!(
         meaning(name, &once, dir),
         meaning(name, text, dir),
@@ -277,7 +290,7 @@ transition_func:
     assert_eq!(format(FileId(0), &out).unwrap(), out);
 }
 
-/// A separator between two tokens: whitespace, or a comment, as a person might write one.
+/// A separator between two tokens: whitespace, or a comment, as a person might write one (or a hostile input).
 fn separator() -> impl Strategy<Value = &'static str> {
     prop_oneof![
         6 => Just(" "),
@@ -289,6 +302,11 @@ fn separator() -> impl Strategy<Value = &'static str> {
         1 => Just(" // note\n"),
         1 => Just("\n// own line\n"),
         1 => Just("\r\n"),
+        // What Rust would read as doc comments, and a byte order mark, which the grammar skips as whitespace.
+        1 => Just(" /** c */ "),
+        1 => Just(" /*! c */"),
+        1 => Just(" //! c\n"),
+        1 => Just("\u{FEFF}"),
     ]
 }
 

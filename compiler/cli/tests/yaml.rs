@@ -535,3 +535,14 @@ fn a_document_broken_after_the_table_reports_only_the_break() {
         "the file holds more than one YAML document"
     );
 }
+
+#[test]
+fn one_byte_order_mark_starts_a_file_and_a_second_is_refused_as_upstream_does() {
+    ok(&format!("\u{FEFF}{HELLO}"));
+    // PyYAML reads the second as part of the first key, which upstream's checker then does not know.
+    let (spec, seen) = report(&format!("\u{FEFF}\u{FEFF}{HELLO}"));
+    assert!(spec.is_none());
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0].0, Code::YamlSyntax);
+    assert_eq!(seen[0].2, "\u{FEFF}");
+}

@@ -66,11 +66,34 @@ pub fn snake(name: &str) -> String {
         }
         prev = Some(c);
     }
+    if out.contains("__") {
+        out = inner_underscores_once(&out);
+    }
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, 'x');
     }
     if is_keyword(&out) {
         out.push('_');
+    }
+    out
+}
+
+/// `s` with each run of `_` between two words made one: rustc's `non_snake_case` lint refuses `price__abci_app`
+/// (from the label `Price--AbciApp`) but not a leading or trailing run, which is kept.
+fn inner_underscores_once(s: &str) -> String {
+    let inner = s.trim_matches('_');
+    let lead = &s[..s.len() - s.trim_start_matches('_').len()];
+    let trail = &s[s.trim_end_matches('_').len()..];
+    let mut out = String::with_capacity(s.len());
+    out.push_str(lead);
+    for (i, word) in inner.split('_').filter(|w| !w.is_empty()).enumerate() {
+        if i > 0 {
+            out.push('_');
+        }
+        out.push_str(word);
+    }
+    if !inner.is_empty() {
+        out.push_str(trail);
     }
     out
 }
@@ -156,6 +179,11 @@ mod tests {
         assert_eq!(snake("LLMAbciApp"), "llm_abci_app");
         assert_eq!(snake("Keep3rAbciApp"), "keep3r_abci_app");
         assert_eq!(snake("type"), "type_");
+        // rustc's `non_snake_case` refuses a run of `_` inside a name, not at its ends.
+        assert_eq!(snake("Price--AbciApp"), "price_abci_app");
+        assert_eq!(snake("a__b___c"), "a_b_c");
+        assert_eq!(snake("_a__b_"), "_a_b_");
+        assert_eq!(snake("__"), "__");
     }
 
     /// The conversions as first written, one allocation per step: the faster ones must agree with them.
@@ -190,6 +218,21 @@ mod tests {
                     out.push(c);
                 }
             }
+            // Runs of `_` inside the name are one, as rustc's `non_snake_case` lint wants.
+            let words: Vec<&str> = out.split('_').collect();
+            let lead = words.iter().take_while(|w| w.is_empty()).count();
+            let inner: Vec<&str> = words.iter().copied().filter(|w| !w.is_empty()).collect();
+            let mut out = if inner.is_empty() {
+                out.clone()
+            } else {
+                let trail = words.iter().rev().take_while(|w| w.is_empty()).count();
+                format!(
+                    "{}{}{}",
+                    "_".repeat(lead),
+                    inner.join("_"),
+                    "_".repeat(trail)
+                )
+            };
             if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
                 out.insert(0, 'x');
             }

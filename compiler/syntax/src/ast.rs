@@ -57,6 +57,8 @@ pub struct Machine {
     pub lints: Vec<LintAttr>,
     pub name: Name,
     pub profile: Option<Name>,
+    /// `refines Base`: the machine this one refines (its states, events and transitions are Base's).
+    pub refines: Option<Name>,
     pub events: Vec<Event>,
     pub keys: Vec<Key>,
     pub states: Vec<State>,

@@ -376,6 +376,32 @@ pub(crate) fn block_comment(b: &[u8], mut i: usize, limit: usize) -> BlockCommen
 
 const BOM: &str = "\u{FEFF}";
 
+/// `text` (the tokens of one construct, such as a Rust type) as the grammar reads it: every comment and byte
+/// order mark between its tokens becomes one space, the rest stays as written. What is pasted into Rust must
+/// not keep them: Rust reads `/** … */`, `/*! … */` and `//!` as doc comments where the grammar reads comments,
+/// and does not take U+FEFF as whitespace.
+pub fn without_trivia(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['/', '\u{FEFF}']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let gap = |out: &mut String, gap: &str| {
+        if gap.bytes().all(|c| c.is_ascii_whitespace()) {
+            out.push_str(gap);
+        } else {
+            out.push(' ');
+        }
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for t in Lexer::new(text, 0) {
+        gap(&mut out, &text[at..t.start]);
+        out.push_str(t.text(text));
+        at = t.end;
+    }
+    gap(&mut out, &text[at..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The tokens of `text` from byte `pos` on. Cloning it is cheap: that is how a reader looks ahead.
 #[derive(Clone, Debug)]
 pub struct Lexer<'t> {

@@ -103,6 +103,9 @@ pub fn properties() -> &'static [Property] {
 /// The keywords that begin a top-level item.
 pub const ITEM_KEYWORDS: &[&str] = &["machine", "app", "import"];
 
+/// The keyword of a machine's head that names the imported app it refines (`machine A: abci refines Base {`).
+pub const MACHINE_KEYWORDS: &[&str] = &["refines"];
+
 /// The keyword that names an imported machine (`import "x.fsm" as X;`).
 pub const IMPORT_KEYWORDS: &[&str] = &["as"];
 
@@ -139,8 +142,9 @@ pub const ACTION_SIDES: &[&str] = &["sender", "receiver"];
 
 /// The language's keywords, each reserved only where the grammar expects it (names are plain identifiers): the
 /// lists above, in the order did-you-mean suggestions consider them.
-pub const KEYWORDS: &[&str] = &concat::<20>(&[
+pub const KEYWORDS: &[&str] = &concat::<21>(&[
     ITEM_KEYWORDS,
+    MACHINE_KEYWORDS,
     IMPORT_KEYWORDS,
     MEMBER_KEYWORDS,
     EVENT_KEYWORDS,

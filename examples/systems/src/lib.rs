@@ -3,6 +3,7 @@
 //! Each module expands a shipped spec with `include_fsm!` and drives the generated code end to end; the
 //! programs in `examples/` print a run, and `tests/` check the runs.
 
+pub mod hello_world;
 pub mod oracle;
 pub mod supply_chain;
 pub mod support;
@@ -17,6 +18,11 @@ pub struct GeneratedApiReference;
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/genie.md")]
 pub struct GenieReference;
+
+// The replicated apps' guide: its port of an upstream skill is a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/abci.md")]
+pub struct AbciGuide;
 
 // The staged-environment guide, whose worked examples are doctests in the same way.
 #[cfg(doctest)]

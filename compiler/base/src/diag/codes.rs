@@ -98,6 +98,8 @@ codes! {
     UnknownRole = "E0110", "unknown_role", error, "a role or agent is used but not declared";
     NameCollision = "E0111", "generated_name_collision", error, "two names become the same identifier in generated Rust";
     ReservedName = "E0112", "reserved_name", error, "a name is reserved";
+    RefinementChangesBase = "E0113", "refinement_changes_base", error, "a refinement adds a state, event or transition to its base, or changes its start or final states";
+    BadRefinement = "E0114", "bad_refinement", error, "`refines` names a machine that is not an imported Open Autonomy app, or the refining machine is not `abci`";
     // Structure.
     NoDefaultStart = "E0201", "missing_default_start", error, "a machine has no default start state";
     MultipleDefaultStarts = "E0202", "multiple_default_starts", error, "a machine has more than one default start state";
@@ -231,6 +233,8 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::UnknownRole, include_str!("explain/E0110.md")),
     (Code::NameCollision, include_str!("explain/E0111.md")),
     (Code::ReservedName, include_str!("explain/E0112.md")),
+    (Code::RefinementChangesBase, include_str!("explain/E0113.md")),
+    (Code::BadRefinement, include_str!("explain/E0114.md")),
     (Code::NoDefaultStart, include_str!("explain/E0201.md")),
     (Code::MultipleDefaultStarts, include_str!("explain/E0202.md")),
     (Code::StartIsFinal, include_str!("explain/E0203.md")),

@@ -324,7 +324,7 @@ pub fn github_entries(map: &SourceMap, diags: &[Entry<'_>]) -> String {
         };
         let mut props = Vec::new();
         if let Some(loc) = d.primary.and_then(|p| locate(map, p.span)) {
-            props.push(format!("file={}", escape_property(loc.file)));
+            props.push(format!("file={}", escape_property(&inert(loc.file))));
             props.push(format!("line={}", loc.line));
             props.push(format!("col={}", loc.column));
             props.push(format!("endLine={}", loc.end_line));

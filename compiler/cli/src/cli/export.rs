@@ -120,7 +120,11 @@ pub(crate) fn import(args: ImportArgs, out: &mut dyn Write, err: &mut dyn Write,
         || args.spec.display().to_string(),
         |f| f.to_string_lossy().into_owned(),
     );
-    let header = [format!("Imported from `{file}` by `fsmc import`.")];
+    // The name goes into a comment of the written source, which may go to a terminal.
+    let header = [format!(
+        "Imported from `{}` by `fsmc import`.",
+        fsmc_base::diag::render::inert(&file)
+    )];
     run(&args.spec, &args.shared, out, err, tty, |target| {
         export::fsm::write(target.machine, &header)
     })
@@ -165,7 +169,7 @@ fn run(
         let _ = writeln!(
             err,
             "error: `{}` has errors; nothing was written",
-            spec.display()
+            fsmc_base::diag::render::inert(&spec.display().to_string())
         );
         return 1;
     };
@@ -181,7 +185,7 @@ fn run(
         }
     };
     match &shared.output {
-        Some(path) => match std::fs::write(path, text) {
+        Some(path) => match super::write::write_atomically(path, text.as_bytes()) {
             Ok(()) => 0,
             Err(e) => usage_error(err, &format!("cannot write `{}`: {e}", path.display())),
         },

@@ -2,7 +2,7 @@
 //! would change (a unified diff each) without writing; `--stdin` formats standard input to standard output
 //! (for editors that pipe a buffer through a command).
 
-use super::generate::write_atomically;
+use super::write::write_atomically;
 use super::{Common, Format, collect_specs, usage_error};
 use clap::Args;
 use fsmc_base::diag::render;

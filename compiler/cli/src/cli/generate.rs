@@ -92,46 +92,24 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
         if same {
             return 0;
         }
+        let (path, spec) = (path.display().to_string(), args.spec.display().to_string());
+        let (path, spec) = (
+            fsmc_base::diag::render::inert(&path),
+            fsmc_base::diag::render::inert(&spec),
+        );
         let _ = writeln!(
             err,
-            "error: `{}` is stale: run `fsmc gen {} -o {}`",
-            path.display(),
-            args.spec.display(),
-            path.display()
+            "error: `{path}` is stale: run `fsmc gen {spec} -o {path}`"
         );
         return 1;
     }
     if same {
         return 0;
     }
-    match write_atomically(path, text.as_bytes()) {
+    match super::write::write_atomically(path, text.as_bytes()) {
         Ok(()) => 0,
         Err(e) => super::usage_error(err, &format!("cannot write `{}`: {e}", path.display())),
     }
-}
-
-/// Writes to a temporary file beside `path`, then renames it over `path`: on any failure (no space left, a
-/// signal) the previous file is left intact, never truncated.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.fsmc-{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
 }
 
 /// `path` relative to the directory `base` (both absolute and normalized), with `/` separators.

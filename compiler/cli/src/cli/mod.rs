@@ -14,6 +14,7 @@ mod explain;
 mod export;
 mod fmt;
 mod generate;
+mod write;
 
 #[derive(Parser, Debug)]
 #[command(

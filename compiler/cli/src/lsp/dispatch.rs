@@ -35,9 +35,13 @@ impl Server {
             }
             "textDocument/prepareRename" => {
                 let p: lt::TextDocumentPositionParams = parse(params)?;
-                self.at(&p.text_document.uri, p.position)
-                    .and_then(|(a, file, offset)| nav::prepare_rename(a, file, offset, enc))
-                    .map_or(Value::Null, to_value)
+                // Refused with the reason rename would give, for any new name.
+                match self.workspace_at(&p.text_document.uri, p.position) {
+                    Some((a, file, offset)) => nav::prepare_rename(a, file, offset, enc)
+                        .map_err(Failure::Refused)?
+                        .map_or(Value::Null, to_value),
+                    None => Value::Null,
+                }
             }
             "textDocument/rename" => {
                 let p: lt::RenameParams = parse(params)?;

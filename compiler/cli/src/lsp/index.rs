@@ -251,6 +251,14 @@ impl Builder<'_> {
             }
         }
         let scope = scope(units, u);
+        // `refines Base` names a machine in scope: hover and go-to-definition reach the imported app.
+        for m in &file.machines {
+            if let Some(base) = &m.refines
+                && let Some(&r) = scope.get(base.text.as_str())
+            {
+                self.push(base.span, Sym::Machine(r), false);
+            }
+        }
         for (index, a) in file.apps.iter().enumerate() {
             self.push(a.name.span, Sym::App { unit: u, index }, true);
             let chain: Vec<MachineRef> = a

@@ -1,8 +1,9 @@
 //! Hover, go to definition, find references and rename: all read the name under the cursor from the index.
 
-use super::index::{self, MachineSyntax, Occurrence, Sym};
+use super::index::{self, MachineSyntax, Sym};
 use super::text::Encoding;
 use super::{Analysis, fingerprint, text};
+use fsmc_base::diag::render;
 use fsmc_base::source::FileId;
 use fsmc_driver::resolve::Syntax;
 use fsmc_vocab::Profile;
@@ -78,9 +79,67 @@ pub fn references(
         .collect()
 }
 
-/// What can be renamed: states, events and keys.
-fn renamable(occ: &Occurrence) -> bool {
-    matches!(occ.sym, Sym::State(..) | Sym::Event(..) | Sym::Key(..))
+/// What a rename at the cursor renames: a state, event or key, its name as written, and its machine.
+struct Renaming<'a> {
+    sym: &'a Sym,
+    old: &'a str,
+    what: &'static str,
+    machine: MachineSyntax<'a>,
+}
+
+/// What a rename at `offset` would rename: `Ok(None)` where there is nothing to rename (not a state, event or
+/// key), and an error where that name cannot be renamed whatever the new name is. `prepareRename` and `rename`
+/// both ask here, so the editor never offers a rename that is then refused for the name it started from.
+fn renaming(a: &Analysis, file: FileId, offset: usize) -> Result<Option<Renaming<'_>>, String> {
+    let Some(occ) = a.index.at(file, offset) else {
+        return Ok(None);
+    };
+    let (r, old, what) = match &occ.sym {
+        Sym::State(r, n) => (*r, n.as_str(), "state"),
+        Sym::Event(r, n) => (*r, n.as_str(), "event"),
+        Sym::Key(r, n) => (*r, n.as_str(), "key"),
+        _ => return Ok(None),
+    };
+    let machine =
+        index::machine(&a.compilation.units, r).ok_or("the machine of this name is not loaded")?;
+    if what == "event" && is_abci(machine) {
+        outcome_event(old)?;
+    }
+    for o in a.index.occurrences_of(&occ.sym) {
+        if a.text(o.span.file).get(o.span.range()) != Some(old) {
+            return Err(format!(
+                "`{old}` is written differently in `{}` (quoted or escaped); rename it there by hand",
+                a.path(o.span.file)
+                    .map_or(String::new(), |p| render::inert(&p.display().to_string())
+                        .into_owned())
+            ));
+        }
+    }
+    Ok(Some(Renaming {
+        sym: &occ.sym,
+        old,
+        what,
+        machine,
+    }))
+}
+
+fn is_abci(m: MachineSyntax<'_>) -> bool {
+    matches!(m, MachineSyntax::Oa(_))
+        || matches!(m, MachineSyntax::Fsm(f) if f.profile.as_ref().is_some_and(|p| p.text == "abci"))
+}
+
+/// Rounds emit the events named after their outcomes (`DONE`, `NO_MAJORITY`, …) unless a state maps the
+/// outcome: renaming one of those, or to one of those, would change which event a round emits.
+fn outcome_event(name: &str) -> Result<(), String> {
+    match OutcomeKind::ALL.iter().find(|o| o.default_event() == name) {
+        Some(o) => Err(format!(
+            "rounds emit `{name}` for their `{}` outcome by convention; renaming it would change what they emit \
+             (map the outcome instead: `{} = EVENT;` in each round)",
+            o.name(),
+            o.name()
+        )),
+        None => Ok(()),
+    }
 }
 
 pub fn prepare_rename(
@@ -88,17 +147,79 @@ pub fn prepare_rename(
     file: FileId,
     offset: usize,
     enc: Encoding,
-) -> Option<lt::PrepareRenameResponse> {
-    let occ = a.index.at(file, offset).filter(|o| renamable(o))?;
-    Some(lt::PrepareRenameResponse::RangeWithPlaceholder {
-        range: a.range(occ.span, enc),
-        placeholder: a.text(file).get(occ.span.range())?.to_string(),
-    })
+) -> Result<Option<lt::PrepareRenameResponse>, String> {
+    if renaming(a, file, offset)?.is_none() {
+        return Ok(None);
+    }
+    let Some(occ) = a.index.at(file, offset) else {
+        return Ok(None);
+    };
+    Ok(a.text(file).get(occ.span.range()).map(|placeholder| {
+        lt::PrepareRenameResponse::RangeWithPlaceholder {
+            range: a.range(occ.span, enc),
+            placeholder: placeholder.to_string(),
+        }
+    }))
+}
+
+/// Why `new` cannot replace the name `r` renames, by the checker's rules: not a name, a name of underscores
+/// only, a name that becomes `Self` (or `crate`, `super` for a state), or one that is another name of its kind
+/// once turned into the Rust identifiers the generated code uses (`Open` and `OPEN` are both the variant `Open`).
+fn refuse_new_name(r: &Renaming<'_>, new: &str) -> Result<(), String> {
+    use fsmc_model::ident::{camel, snake};
+    if !is_name(new) {
+        return Err(format!(
+            "`{new}` is not a name (letters, digits and `_`, not starting with a digit)"
+        ));
+    }
+    let what = r.what;
+    if new.bytes().all(|c| c == b'_') {
+        return Err(format!(
+            "`{new}` cannot name a {what}: a name of underscores only"
+        ));
+    }
+    if (what != "key" && camel(new) == "Self")
+        || (what == "state" && matches!(new, "crate" | "super"))
+    {
+        return Err(format!(
+            "`{new}` cannot name a {what}: it is reserved in generated Rust"
+        ));
+    }
+    let (names, camel_too, snake_too) = match what {
+        "state" => (r.machine.state_names(), true, true),
+        "event" => (r.machine.event_names(), true, false),
+        _ => (r.machine.key_names(), false, true),
+    };
+    for other in names.iter().filter(|n| n.text != r.old) {
+        let o = other.text.as_str();
+        if o == new {
+            return Err(format!(
+                "machine `{}` already has a {what} `{new}`",
+                r.machine.name()
+            ));
+        }
+        let rust = if camel_too && camel(o) == camel(new) {
+            Some(camel(new))
+        } else if snake_too && snake(o) == snake(new) {
+            Some(snake(new))
+        } else {
+            None
+        };
+        if let Some(rust) = rust {
+            return Err(format!(
+                "`{new}` and the {what} `{o}` would both be `{rust}` in generated Rust"
+            ));
+        }
+    }
+    if what == "event" && is_abci(r.machine) {
+        outcome_event(new)?;
+    }
+    Ok(())
 }
 
 /// Every occurrence of the name under the cursor, in every file of the workspace, replaced by `new_name`.
-/// Refused (with the reason) for anything but a state, event or key, for a new name that is not a name or is
-/// taken, and where renaming would change what the spec means.
+/// Refused (with the reason) for anything but a state, event or key, for a new name the checker would reject,
+/// and where renaming would change what the spec means.
 pub fn rename(
     a: &Analysis,
     file: FileId,
@@ -107,60 +228,12 @@ pub fn rename(
     versions: &BTreeMap<PathBuf, (String, i32)>,
     enc: Encoding,
 ) -> Result<lt::WorkspaceEdit, String> {
-    let occ = a
-        .index
-        .at(file, offset)
-        .ok_or("there is no name here to rename")?;
-    let (r, old, what) = match &occ.sym {
-        Sym::State(r, n) => (*r, n.as_str(), "state"),
-        Sym::Event(r, n) => (*r, n.as_str(), "event"),
-        Sym::Key(r, n) => (*r, n.as_str(), "key"),
-        _ => return Err("only states, events and keys can be renamed".to_string()),
-    };
-    if !is_name(new_name) {
-        return Err(format!(
-            "`{new_name}` is not a name (letters, digits and `_`, not starting with a digit)"
-        ));
-    }
-    let units = &a.compilation.units;
-    let m = index::machine(units, r).ok_or("the machine of this name is not loaded")?;
-    let taken = match what {
-        "state" => m.state_names(),
-        "event" => m.event_names(),
-        _ => m.key_names(),
-    };
-    if new_name != old && taken.iter().any(|n| n.text == new_name) {
-        return Err(format!(
-            "machine `{}` already has a {what} `{new_name}`",
-            m.name()
-        ));
-    }
-    // Rounds emit the events named after their outcomes (`DONE`, `NO_MAJORITY`, …) unless a state maps the
-    // outcome: renaming one of those, or to one of those, would change which event a round emits.
-    let abci = matches!(m, MachineSyntax::Oa(_))
-        || matches!(m, MachineSyntax::Fsm(f) if f.profile.as_ref().is_some_and(|p| p.text == "abci"));
-    if what == "event" && abci {
-        for name in [old, new_name] {
-            if let Some(o) = OutcomeKind::ALL.iter().find(|o| o.default_event() == name) {
-                return Err(format!(
-                    "rounds emit `{name}` for their `{}` outcome by convention; renaming it would change what they emit \
-                     (map the outcome instead: `{} = EVENT;` in each round)",
-                    o.name(),
-                    o.name()
-                ));
-            }
-        }
+    let r = renaming(a, file, offset)?.ok_or("only states, events and keys can be renamed")?;
+    if new_name != r.old {
+        refuse_new_name(&r, new_name)?;
     }
     let mut by_file: BTreeMap<FileId, Vec<lt::TextEdit>> = BTreeMap::new();
-    for o in a.index.occurrences_of(&occ.sym) {
-        let written = a.text(o.span.file).get(o.span.range()).unwrap_or("");
-        if written != old {
-            return Err(format!(
-                "`{old}` is written differently in `{}` (quoted or escaped); rename it there by hand",
-                a.path(o.span.file)
-                    .map_or(String::new(), |p| p.display().to_string())
-            ));
-        }
+    for o in a.index.occurrences_of(r.sym) {
         by_file.entry(o.span.file).or_default().push(lt::TextEdit {
             range: a.range(o.span, enc),
             new_text: new_name.to_string(),

@@ -39,7 +39,7 @@ pub fn read(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
         let Some(line) = read_line(r)? else {
             return Ok(None);
         };
-        let line = line.trim_end_matches(['\r', '\n']);
+        let line = resynchronised(line.trim_end_matches(['\r', '\n']));
         if line.is_empty() {
             // Blank lines between frames (a stray CR LF) are not a frame.
             if saw_header {
@@ -78,6 +78,19 @@ pub fn read(r: &mut impl BufRead) -> io::Result<Option<Frame>> {
         return Ok(None);
     }
     Ok(Some(parse(&body)))
+}
+
+/// A header line, from its `Content-Length` header on when something comes before it. A frame whose
+/// `Content-Length` was too short leaves the rest of its body in front of the next frame's header, on the same
+/// line: reading from the header on resynchronises with the sender instead of reading every later frame off by
+/// that many bytes.
+fn resynchronised(line: &str) -> &str {
+    const HEADER: &str = "content-length:";
+    // ASCII lowercasing keeps every byte offset, so an offset in the copy is one in `line`.
+    match line.to_ascii_lowercase().rfind(HEADER) {
+        Some(at) if at > 0 => &line[at..],
+        _ => line,
+    }
 }
 
 /// One header line, at most [`MAX_HEADER_LINE`] bytes kept (the rest of a longer one is read and dropped).
@@ -166,6 +179,23 @@ mod tests {
         assert_eq!(got[2], "invalid Some(Number(1.5))");
         assert!(got[3].starts_with("message"), "{got:?}");
         assert!(got[4].contains("larger than"), "{got:?}");
+    }
+
+    #[test]
+    fn a_length_too_short_resynchronises_on_the_next_header() {
+        let request = r#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#;
+        let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+        let input = format!(
+            "Content-Length: {}\r\n\r\n{request}Content-Length: {}\r\n\r\n{request}Content-Length: {}\r\n\r\n{exit}",
+            request.len() - 7,
+            request.len(),
+            exit.len()
+        );
+        let got = frames(input.as_bytes());
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].starts_with("unparsable not JSON"), "{got:?}");
+        assert!(got[1].contains("shutdown"), "{got:?}");
+        assert!(got[2].contains("exit"), "{got:?}");
     }
 
     #[test]

@@ -183,6 +183,20 @@ fn malformed_frames_are_answered_and_the_next_one_is_read() {
 }
 
 #[test]
+fn a_content_length_too_short_does_not_desynchronise_the_server() {
+    let mut c = Client::spawn();
+    c.request("initialize", json!({ "capabilities": {} }));
+    // Seven bytes short: the rest of the body comes before the next header.
+    let body = json!({ "jsonrpc": "2.0", "id": 100, "method": "shutdown" }).to_string();
+    c.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len() - 7).as_bytes());
+    assert_eq!(c.recv("a parse error")["error"]["code"], -32700);
+    let r = c.request("shutdown", Value::Null);
+    assert!(r.get("result").is_some(), "{r}");
+    c.notify("exit", Value::Null);
+    assert_eq!(c.exit_code(), Some(0));
+}
+
+#[test]
 fn an_edit_is_answered_with_its_diagnostics() {
     let dir = fsmc_testkit::scratch("lsp-process");
     let root = dir.path().canonicalize().expect("the scratch directory");

@@ -158,3 +158,43 @@ fn still_checks_clean(s: &Session, edit: &Value) {
         assert!(c.diagnostics.is_empty(), "{}: {:?}", f.name, c.diagnostics);
     }
 }
+
+#[test]
+fn new_names_the_checker_rejects_are_refused() {
+    let at_state = oracle(MAIN, &mark(PRICE, "CollectPriceRound", 1, 0));
+    check(
+        &at_state,
+        "Self",
+        expect!["error -32803: `Self` cannot name a state: it is reserved in generated Rust"],
+    );
+    check(
+        &at_state,
+        "_",
+        expect!["error -32803: `_` cannot name a state: a name of underscores only"],
+    );
+    // A case variant of another state is the same enum variant.
+    check(
+        &at_state,
+        "finishedPriceRound",
+        expect![
+            "error -32803: `finishedPriceRound` and the state `FinishedPriceRound` would both be `FinishedPriceRound` in generated Rust"
+        ],
+    );
+    check(
+        &oracle(MAIN, &mark(PRICE, "ROUND_TIMEOUT", 0, 0)),
+        "no_majority",
+        expect![
+            "error -32803: `no_majority` and the event `NO_MAJORITY` would both be `NoMajority` in generated Rust"
+        ],
+    );
+}
+
+#[test]
+fn prepare_rename_refuses_what_rename_would_refuse() {
+    let mut s = Session::new(&oracle(MAIN, &mark(PRICE, "DONE", 0, 0)));
+    let params = s.at_cursor();
+    let r = s.request("textDocument/prepareRename", params);
+    assert_eq!(r["error"]["code"], -32803, "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("rounds emit `DONE`"), "{message}");
+}

@@ -5,6 +5,7 @@
 
 mod machine;
 mod parties;
+mod refine;
 mod types;
 mod yaml;
 
@@ -56,13 +57,16 @@ pub fn resolve_entries(
     // Machines each unit defines, by name, in order.
     let mut defined: Vec<Vec<MachineId>> = Vec::with_capacity(units.len());
     let mut file_lints: Vec<LintLevels> = Vec::with_capacity(units.len());
-    for unit in units {
+    for (ui, unit) in units.iter().enumerate() {
         let mut own = Vec::new();
         match &unit.syntax {
             Syntax::Fsm(file) => {
                 let lints = lint_levels(&file.lints, &LintLevels::default(), &mut diags);
                 for m in &file.machines {
-                    let mut machine = machine::lower(m, &mut diags);
+                    let mut machine = match &m.refines {
+                        Some(base) => refine::lower(m, base, units, ui, file, &mut diags),
+                        None => machine::lower(m, &mut diags),
+                    };
                     machine.lints = lint_levels(&m.lints, &lints, &mut diags).overlay(cli);
                     own.push(MachineId(spec.machines.len() as u32));
                     spec.machines.push(machine);
@@ -443,3 +447,6 @@ pub(crate) fn duplicate_name(code: Code, what: &str, name: &Name, first: Span) -
 
 #[cfg(test)]
 mod tests;
+// The bases are Open Autonomy YAML, which only the `yaml` feature reads.
+#[cfg(all(test, feature = "yaml"))]
+mod refine_tests;

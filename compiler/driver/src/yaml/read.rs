@@ -31,6 +31,9 @@ pub const KEYS: [&str; 7] = [
 /// Parses one spec. Returns `None` when the document cannot be used (a syntax error, not a mapping, a key
 /// missing or of the wrong type); a spec whose only problems are bad entries comes back without those entries.
 pub fn parse(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
+    if let Some(d) = second_byte_order_mark(file, text) {
+        return (None, vec![d]);
+    }
     // A text in upstream's canonical layout is read without a YAML parser, to the same result.
     if let Some(spec) = super::canonical::read(file, text) {
         return (Some(spec), Vec::new());
@@ -38,8 +41,30 @@ pub fn parse(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
     parse_full(file, text)
 }
 
+/// A byte order mark right after the one a text starts with. PyYAML skips only the first: it reads a second as
+/// the first character of the document (`\u{FEFF}alphabet_in`, a key upstream's checker does not know), while
+/// saphyr takes any number of them as marks between documents.
+fn second_byte_order_mark(file: FileId, text: &str) -> Option<Diagnostic> {
+    const BOM: &str = "\u{FEFF}";
+    let rest = text.strip_prefix(BOM)?;
+    rest.starts_with(BOM).then(|| {
+        Diagnostic::new(
+            Code::YamlSyntax,
+            "invalid YAML: a byte order mark must not appear inside a document",
+        )
+        .at(
+            Span::new(file, BOM.len(), 2 * BOM.len()),
+            "a second byte order mark",
+        )
+        .help("remove it: a file starts with at most one")
+    })
+}
+
 /// [`parse`] without the fast path for canonical texts: what that path must agree with.
 pub fn parse_full(file: FileId, text: &str) -> (Option<OaSpec>, Vec<Diagnostic>) {
+    if let Some(d) = second_byte_order_mark(file, text) {
+        return (None, vec![d]);
+    }
     let mut diags = Vec::new();
     let mut reader = Reader {
         text,

@@ -6,6 +6,10 @@ use crate::spec::{Machine, Origin};
 use fsmc_base::diag::{Code, Diagnostic};
 
 pub(super) fn check(m: &Machine, system: &dyn System, out: &mut Vec<Diagnostic>) {
+    // An incomplete machine without states lost them to a reported error (a refinement whose base is missing).
+    if m.states.is_empty() && m.incomplete {
+        return;
+    }
     if m.states.is_empty() {
         out.push(
             Diagnostic::new(

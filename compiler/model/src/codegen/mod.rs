@@ -76,26 +76,29 @@ pub fn needing_app(checked: &Checked) -> Vec<&str> {
 /// for rustc: every such character in doc text is written as its visible `\u{…}` escape instead.
 fn clean_docs(tokens: TokenStream) -> TokenStream {
     use proc_macro2::{Group, Literal, TokenTree};
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let mut out = Vec::with_capacity(trees.len());
-    for (i, tree) in trees.iter().enumerate() {
+    // The trees are taken one by one and each group's stream is released before it is rebuilt, so the tree is
+    // never held twice: on a large machine the generated tokens are most of what `gen` holds.
+    let mut out: Vec<TokenTree> = Vec::new();
+    let mut after_hash = false;
+    for tree in tokens {
+        let hash = matches!(&tree, TokenTree::Punct(p) if p.as_char() == '#');
         match tree {
             TokenTree::Group(g) => {
-                let is_doc = matches!(
-                    (i.checked_sub(1).and_then(|j| trees.get(j)), g.delimiter()),
-                    (Some(TokenTree::Punct(p)), proc_macro2::Delimiter::Bracket) if p.as_char() == '#'
-                );
-                let inner = if is_doc {
-                    clean_doc_attribute(g.stream())
+                let (delimiter, span) = (g.delimiter(), g.span());
+                let stream = g.stream();
+                drop(g);
+                let inner = if after_hash && delimiter == proc_macro2::Delimiter::Bracket {
+                    clean_doc_attribute(stream)
                 } else {
-                    clean_docs(g.stream())
+                    clean_docs(stream)
                 };
-                let mut cleaned = Group::new(g.delimiter(), inner);
-                cleaned.set_span(g.span());
+                let mut cleaned = Group::new(delimiter, inner);
+                cleaned.set_span(span);
                 out.push(TokenTree::Group(cleaned));
             }
-            other => out.push(other.clone()),
+            other => out.push(other),
         }
+        after_hash = hash;
     }
     // Only `doc = "…"` attribute bodies are rewritten, so the literal below is a doc string.
     fn clean_doc_attribute(body: TokenStream) -> TokenStream {

@@ -32,6 +32,7 @@ pub enum Rule {
     r#kw_do,
     r#kw_side,
     r#kw_persist,
+    r#kw_refines,
     r#arrow,
     r#semi,
     r#comma,
@@ -57,6 +58,7 @@ pub enum Rule {
     r#import,
     r#machine,
     r#machine_head,
+    r#refines,
     r#member,
     r#event_decl,
     r#event_item,
@@ -133,6 +135,7 @@ impl Rule {
             Rule::r#kw_do,
             Rule::r#kw_side,
             Rule::r#kw_persist,
+            Rule::r#kw_refines,
             Rule::r#arrow,
             Rule::r#semi,
             Rule::r#comma,
@@ -158,6 +161,7 @@ impl Rule {
             Rule::r#import,
             Rule::r#machine,
             Rule::r#machine_head,
+            Rule::r#refines,
             Rule::r#member,
             Rule::r#event_decl,
             Rule::r#event_item,
@@ -361,7 +365,14 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                     state
                                                         .sequence(|state| {
                                                             state
-                                                                .lookahead(false, |state| { state.match_string("*/") })
+                                                                .lookahead(
+                                                                    false,
+                                                                    |state| {
+                                                                        state
+                                                                            .match_string("*/")
+                                                                            .or_else(|state| { state.match_string("/*") })
+                                                                    },
+                                                                )
                                                                 .and_then(|state| { super::hidden::skip(state) })
                                                                 .and_then(|state| { self::r#ANY(state) })
                                                         })
@@ -378,7 +389,14 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                                                     state
                                                                                         .sequence(|state| {
                                                                                             state
-                                                                                                .lookahead(false, |state| { state.match_string("*/") })
+                                                                                                .lookahead(
+                                                                                                    false,
+                                                                                                    |state| {
+                                                                                                        state
+                                                                                                            .match_string("*/")
+                                                                                                            .or_else(|state| { state.match_string("/*") })
+                                                                                                    },
+                                                                                                )
                                                                                                 .and_then(|state| { super::hidden::skip(state) })
                                                                                                 .and_then(|state| { self::r#ANY(state) })
                                                                                         })
@@ -1073,6 +1091,35 @@ impl ::pest::Parser<Rule> for FsmParser {
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_refines(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_refines,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("refines")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
                 pub fn r#arrow(
                     state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
                 ) -> ::pest::ParseResult<
@@ -1546,7 +1593,31 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                 })
                                         })
                                 })
+                                .and_then(|state| { super::hidden::skip(state) })
+                                .and_then(|state| {
+                                    state.optional(|state| { self::r#refines(state) })
+                                })
                         })
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#refines(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#refines,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#kw_refines(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                    })
+                            },
+                        )
                 }
                 #[inline]
                 #[allow(non_snake_case, unused_variables)]
@@ -3416,6 +3487,7 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#kw_do => rules::r#kw_do(state),
                     Rule::r#kw_side => rules::r#kw_side(state),
                     Rule::r#kw_persist => rules::r#kw_persist(state),
+                    Rule::r#kw_refines => rules::r#kw_refines(state),
                     Rule::r#arrow => rules::r#arrow(state),
                     Rule::r#semi => rules::r#semi(state),
                     Rule::r#comma => rules::r#comma(state),
@@ -3441,6 +3513,7 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#import => rules::r#import(state),
                     Rule::r#machine => rules::r#machine(state),
                     Rule::r#machine_head => rules::r#machine_head(state),
+                    Rule::r#refines => rules::r#refines(state),
                     Rule::r#member => rules::r#member(state),
                     Rule::r#event_decl => rules::r#event_decl(state),
                     Rule::r#event_item => rules::r#event_item(state),

@@ -281,3 +281,12 @@ fn a_skim_reads_only_at_the_bytes_it_is_asked_for() {
         ]
     );
 }
+
+#[test]
+fn trivia_between_tokens_becomes_one_space() {
+    assert_eq!(without_trivia("Vec<(String, u32)>"), "Vec<(String, u32)>");
+    assert_eq!(without_trivia("Vec</** doc */u8 /*! x */>"), "Vec< u8 >");
+    assert_eq!(without_trivia("u8 //! c\n"), "u8 ");
+    assert_eq!(without_trivia("Vec<u8\u{FEFF}>"), "Vec<u8 >");
+    assert_eq!(without_trivia("a\u{FEFF}b"), "a b");
+}

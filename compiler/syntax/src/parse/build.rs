@@ -87,6 +87,13 @@ impl Builder {
         Name::new(s.as_str(), self.span_of(s))
     }
 
+    /// A Rust type as generated code will hold it: its tokens without the comments and byte order marks the
+    /// grammar skipped between them (the span still covers what was written).
+    fn rust_type(&self, pair: &Pair<'_, Rule>) -> Name {
+        let s = pair.as_span();
+        Name::new(crate::lex::without_trivia(s.as_str()), self.span_of(s))
+    }
+
     /// `#![…]` or `#[…]`: the level and the lints inside.
     pub fn lint_attr(&self, attr: Pair<'_, Rule>) -> Option<LintAttr> {
         let span = self.span(&attr);
@@ -150,6 +157,12 @@ impl Builder {
                 *named = true;
             }
             Rule::ident => m.profile = Some(self.name(&p)),
+            Rule::refines => {
+                m.refines = p
+                    .into_inner()
+                    .find(|q| q.as_rule() == Rule::ident)
+                    .map(|q| self.name(&q))
+            }
             Rule::event_decl => self.events(p, &mut m.events),
             Rule::key_decl => m.keys.push(self.key(p)),
             // `fast_state` and `fast_transition` (the fast path's, see `grammar/fsm.pest`) are the same statements
@@ -208,7 +221,7 @@ impl Builder {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::ident => name = self.name(&p),
-                Rule::rust_type => ty = self.name(&p),
+                Rule::rust_type => ty = self.rust_type(&p),
                 _ => {}
             }
         }
@@ -228,7 +241,7 @@ impl Builder {
                 Rule::doc => k.docs.push(doc(&p)),
                 Rule::key_mod => k.cross_period = true,
                 Rule::ident => k.name = self.name(&p),
-                Rule::rust_type => k.ty = self.name(&p),
+                Rule::rust_type => k.ty = self.rust_type(&p),
                 _ => {}
             }
         }
@@ -463,6 +476,7 @@ pub(crate) fn empty_machine(span: Span) -> Machine {
         lints: Vec::new(),
         name: Name::new("", span),
         profile: None,
+        refines: None,
         events: Vec::new(),
         keys: Vec::new(),
         states: Vec::new(),

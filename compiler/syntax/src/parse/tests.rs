@@ -2,6 +2,7 @@
 
 use super::*;
 use fsmc_base::source::FileId;
+use proptest::prelude::*;
 
 fn ok(text: &str) -> File {
     let (file, diags) = parse(FileId(0), text);
@@ -214,4 +215,61 @@ fn a_long_body_with_errors_far_apart_keeps_everything_else() {
     assert_eq!(lines, [8, 2503], "{diags:#?}");
     // A missing `;` is repaired, so both statements around it stay.
     assert_eq!(tree.unwrap().machines[0].transitions.len(), n);
+}
+
+/// Runs `f` on its own thread and fails if it has not returned within a minute: a parse that does work
+/// exponential in its input runs for hours on the inputs below, a linear one for microseconds.
+fn finishes<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()));
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the parse did not finish")
+}
+
+#[test]
+fn unclosed_nested_comments_do_not_hang_the_parser() {
+    // Each `/*` opened in a comment and never closed used to double the parse: pest read it as a nested comment,
+    // and when that failed read it again as two characters of the outer comment.
+    for text in [
+        format!(
+            "machine M {{ state A; {} */ }}",
+            "/* \"p/*.j2\" ".repeat(30)
+        ),
+        format!("{}\nmachine M {{ state A; }}", "/*".repeat(30)),
+        format!("machine M {{ state A; {} }}", "/* x */ /* x".repeat(30)),
+    ] {
+        let diags = finishes(move || parse(FileId(0), &text).1);
+        assert_eq!(diags[0].code, Code::Syntax);
+    }
+}
+
+/// Comment and string pieces, the comment openers most often, as they come in specs that comment out code
+/// holding globs.
+fn adversarial() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        6 => Just("/*"),
+        3 => Just("*/"),
+        2 => Just("\""),
+        1 => Just("//"),
+        1 => Just("/"),
+        1 => Just("*"),
+        1 => Just("\n"),
+        1 => Just(" x "),
+    ];
+    proptest::collection::vec(piece, 0..48).prop_map(|p| p.concat())
+}
+
+proptest::proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Any nesting of comments and strings parses in bounded time, and the parser skips exactly what the lexer
+    /// skips: the file parses when the lexer finds no token in the adversarial part.
+    #[test]
+    fn comments_and_strings_nest_as_the_lexer_reads_them(noise in adversarial()) {
+        let text = format!("machine M {{ state A; {noise} }}\n");
+        let tokens = |t: &str| crate::lex::Lexer::new(t, 0).map(|k| (k.kind, k.text(t).to_owned())).collect::<Vec<_>>();
+        let clean = tokens(&text) == tokens("machine M { state A; }");
+        let diags = finishes(move || parse(FileId(0), &text).1);
+        prop_assert_eq!(diags.is_empty(), clean, "{:?}", diags);
+    }
 }
