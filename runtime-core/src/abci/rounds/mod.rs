@@ -237,6 +237,13 @@ impl Confirmations {
         reached && self.seen > self.required
     }
 
+    /// The outcome `decided` (if the threshold is reached), once the required blocks have passed: counts this
+    /// end of block.
+    fn confirm<O>(&mut self, decided: Option<O>) -> Option<O> {
+        let reached = decided.is_some();
+        decided.filter(|_| self.count(reached))
+    }
+
     /// Whether the required blocks have passed (upstream's condition on its other outcomes).
     fn passed(&self) -> bool {
         self.seen > self.required

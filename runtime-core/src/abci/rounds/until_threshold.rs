@@ -136,11 +136,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilThreshold<P,
     /// confirmations (the first such block without confirmations), with every payload collected by then.
     fn end_block(&mut self) -> Option<Outcome<BTreeMap<P, T>>> {
         let decided = self.outcome();
-        self.collection
-            .confirmations
-            .count(decided.is_some())
-            .then_some(decided)
-            .flatten()
+        self.collection.confirmations.confirm(decided)
     }
 
     fn submissions(&self) -> &BTreeMap<P, T> {
@@ -204,11 +200,7 @@ impl<P: Ord + Clone, T: Ord + Clone> Round for CollectNonEmptyUntilThreshold<P, 
     /// exceed the required confirmations, on every payload collected by then.
     fn end_block(&mut self) -> Option<Outcome<BTreeMap<P, T>>> {
         let decided = self.outcome();
-        self.collection
-            .confirmations
-            .count(decided.is_some())
-            .then_some(decided)
-            .flatten()
+        self.collection.confirmations.confirm(decided)
     }
 
     fn submissions(&self) -> &BTreeMap<P, Option<T>> {
