@@ -1,7 +1,7 @@
 //! `fsmc gen`: the Rust a spec generates (what `include_fsm!` expands to), formatted, for checked-in code.
 
 use super::Common;
-use fsmc_model::codegen;
+use fsmc_model::codegen::{self, WriteError};
 
 use clap::Args;
 use std::io::Write;
@@ -58,23 +58,22 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
     };
-    let text = match codegen::generated_file(&spec_display, checked) {
-        Ok(text) => text,
-        Err(e) => {
-            let _ = writeln!(
-                err,
-                "error: internal error: {e}; nothing was written (please report this with the spec)"
-            );
-            return 2;
-        }
+    let internal = |err: &mut dyn Write, e: &str| {
+        let _ = writeln!(
+            err,
+            "error: internal error: {e}; the output is incomplete (please report this with the spec)"
+        );
+        2
     };
     let Some(path) = &args.output else {
-        let _ = out.write_all(text.as_bytes());
-        return 0;
+        return match codegen::write_generated(&spec_display, checked, out) {
+            Ok(()) | Err(WriteError::Io(_)) => 0,
+            Err(WriteError::Internal(e)) => internal(err, &e),
+        };
     };
     // `-o` names a file to replace: a device, a FIFO or a directory is refused before anything is read from or
-    // written to it. Only as many bytes as the new text (plus one) are read to compare.
-    let current = match std::fs::metadata(path) {
+    // written to it.
+    let same = match std::fs::metadata(path) {
         Ok(meta) if !meta.is_file() => {
             return super::usage_error(
                 err,
@@ -84,10 +83,21 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
                 ),
             );
         }
-        Ok(_) => fsmc_driver::loader::read_regular(path, text.len() as u64 + 1).ok(),
-        Err(_) => None,
+        // The code is compared with the file as it is generated, and never held whole: a large machine's is
+        // many times the size of its spec. The first difference stops the comparison.
+        Ok(_) => match std::fs::File::open(path) {
+            Ok(file) => {
+                let mut same = Same(std::io::BufReader::new(file));
+                match codegen::write_generated(&spec_display, checked, &mut same) {
+                    Ok(()) => same.at_end(),
+                    Err(WriteError::Io(_)) => false,
+                    Err(WriteError::Internal(e)) => return internal(err, &e),
+                }
+            }
+            Err(_) => false,
+        },
+        Err(_) => false,
     };
-    let same = current.as_deref() == Some(text.as_bytes());
     if args.check {
         if same {
             return 0;
@@ -106,9 +116,48 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
     if same {
         return 0;
     }
-    match super::write::write_atomically(path, text.as_bytes()) {
-        Ok(()) => 0,
-        Err(e) => super::usage_error(err, &format!("cannot write `{}`: {e}", path.display())),
+    let mut failure = None;
+    let written = super::write::write_with(path, |file| {
+        let mut file = std::io::BufWriter::new(file);
+        match codegen::write_generated(&spec_display, checked, &mut file) {
+            Ok(()) => file.flush(),
+            Err(WriteError::Io(e)) => Err(e),
+            Err(WriteError::Internal(e)) => {
+                failure = Some(e);
+                Err(std::io::Error::other("internal error"))
+            }
+        }
+    });
+    match (written, failure) {
+        (_, Some(e)) => internal(err, &e),
+        (Ok(()), None) => 0,
+        (Err(e), None) => {
+            super::usage_error(err, &format!("cannot write `{}`: {e}", path.display()))
+        }
+    }
+}
+
+/// A writer that compares what is written with what a reader holds, failing at the first difference.
+struct Same<R>(R);
+
+impl<R: std::io::BufRead> Same<R> {
+    /// Whether the reader holds nothing more.
+    fn at_end(&mut self) -> bool {
+        self.0.fill_buf().is_ok_and(|rest| rest.is_empty())
+    }
+}
+
+impl<R: std::io::BufRead> Write for Same<R> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut held = vec![0; buf.len()];
+        match self.0.read_exact(&mut held) {
+            Ok(()) if held == buf => Ok(buf.len()),
+            _ => Err(std::io::Error::other("differs")),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

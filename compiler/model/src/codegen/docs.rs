@@ -1,5 +1,6 @@
 //! Documentation for generated items: the spec's doc comments, and a Mermaid diagram in each module's docs.
 
+use super::lists::{Kind, Lists};
 use crate::spec::{Machine, MachineId, Spec};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -19,7 +20,12 @@ pub(crate) fn attrs_or(lines: &[String], fallback: &str) -> TokenStream {
     }
 }
 
-pub(crate) fn module_docs(m: &Machine, origin: Option<(&[MachineId], &Spec)>) -> TokenStream {
+/// A module's docs: the machine's, where it came from, and its diagram (a line per transition, so a list).
+pub(crate) fn module_docs<'a>(
+    m: &Machine,
+    origin: Option<(&[MachineId], &Spec)>,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let mut lines = m.docs.clone();
     if lines.is_empty() {
         lines.push(format!("The `{}` machine.", m.name));
@@ -53,7 +59,10 @@ pub(crate) fn module_docs(m: &Machine, origin: Option<(&[MachineId], &Spec)>) ->
     lines.push("```mermaid".into());
     lines.extend(mermaid(m).lines().map(str::to_string));
     lines.push("```".into());
-    attrs(&lines)
+    lists.list(Kind::Attr, lines.len(), move |i| {
+        let line = format!(" {}", lines[i]);
+        quote! { #[doc = #line] }
+    })
 }
 
 /// The machine as a Mermaid `stateDiagram-v2`.

@@ -6,6 +6,7 @@
 //! what they need, and a machine without guards or actions has the same API as one with them.
 
 use super::docs;
+use super::lists::{Kind, Lists};
 use super::table::{is_guarded, pairs};
 use super::tokens::{rust_type, snake, variant};
 use crate::hooks;
@@ -138,7 +139,11 @@ fn method(name: &str) -> Ident {
 
 /// The `Transition` alias, the `Hooks` trait and `State::fire` (with `fire_with` when the profile adds
 /// something to a transition: `profile` is its type, naming the lifetime `'a`).
-pub(crate) fn generate(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
+pub(crate) fn generate<'a>(
+    m: &'a Machine,
+    profile: Option<&TokenStream>,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let name = m.name.as_str();
     let alias_doc = format!(
         " A transition of `{name}` as every hook sees it: source, event, target, the message with its data, \
@@ -152,8 +157,8 @@ pub(crate) fn generate(m: &Machine, profile: Option<&TokenStream>) -> TokenStrea
             quote! { pub type Transition<'a> = ::fsmc_runtime::Transition<'a, State, Event, Message>; }
         }
     };
-    let hooks_trait = hooks_trait(m);
-    let fire = fire(m, profile);
+    let hooks_trait = hooks_trait(m, lists);
+    let fire = fire(m, profile, lists);
     quote! {
         #[doc = #alias_doc]
         #alias
@@ -178,7 +183,7 @@ fn data_param(m: &Machine, e: EventId) -> Option<TokenStream> {
     })
 }
 
-fn hooks_trait(m: &Machine) -> TokenStream {
+fn hooks_trait<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
     let name = m.name.as_str();
     let (guards, actions) = guards_and_actions(m);
     let guard_methods = guards.iter().map(|g| {
@@ -198,26 +203,25 @@ fn hooks_trait(m: &Machine) -> TokenStream {
         );
         quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>); }
     });
-    let event_ids: Vec<EventId> = (0..m.events.len() as u32).map(EventId).collect();
-    let event_hook = |which: usize, what: &str| {
-        let methods = event_ids.iter().map(|&e| {
+    let event_hook = |which: usize, what: &'static str| {
+        lists.list(Kind::Item, m.events.len(), move |i| {
+            let e = EventId(i as u32);
             let ev = m.event(e);
             let id = method(&hooks::event_hooks(&ev.name.text)[which]);
             let data = data_param(m, e);
             let doc = format!(" {what} of event `{}`.", ev.name);
             quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_> #data) {} }
-        });
-        quote! { #(#methods)* }
+        })
     };
-    let state_hook = |ids: Vec<crate::spec::StateId>, name_of: fn(&str) -> String, what: &str| {
-        let methods = ids.into_iter().map(|s| {
-            let st = m.state(s);
-            let id = method(&name_of(&st.name.text));
-            let doc = format!(" {what} `{}`.", st.name);
-            quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>) {} }
-        });
-        quote! { #(#methods)* }
-    };
+    let state_hook =
+        |ids: Vec<crate::spec::StateId>, name_of: fn(&str) -> String, what: &'static str| {
+            lists.list(Kind::Item, ids.len(), move |i| {
+                let st = m.state(ids[i]);
+                let id = method(&name_of(&st.name.text));
+                let doc = format!(" {what} `{}`.", st.name);
+                quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>) {} }
+            })
+        };
     let before = event_hook(0, "The `before` hook");
     let on = event_hook(1, "The `on` hook");
     let after = event_hook(2, "The `after` hook");
@@ -271,72 +275,75 @@ fn hooks_trait(m: &Machine) -> TokenStream {
 }
 
 /// `match message { … }` calling event hook `which` (0 before, 1 on, 2 after) with the event's data.
-fn event_dispatch(m: &Machine, which: usize) -> TokenStream {
+fn event_dispatch<'a>(m: &'a Machine, which: usize, lists: &Lists<'a>) -> TokenStream {
     let with_data = !hooks::events_with_data(m).is_empty();
-    let arms = m
-        .events
-        .iter()
-        .enumerate()
-        .map(|(i, ev)| {
-            let v = variant(&ev.name.text);
-            let id = method(&hooks::event_hooks(&ev.name.text)[which]);
-            match (with_data, data_param(m, EventId(i as u32)).is_some()) {
-                (false, _) => (quote! { Event::#v }, quote! { hooks.#id(&t); }),
-                (true, false) => (quote! { Message::#v }, quote! { hooks.#id(&t); }),
-                (true, true) => (
-                    quote! { Message::#v(data) },
-                    quote! { hooks.#id(&t, data); },
-                ),
-            }
-        })
-        .collect();
+    let arm = move |i: usize| {
+        let ev = &m.events[i];
+        let v = variant(&ev.name.text);
+        let id = method(&hooks::event_hooks(&ev.name.text)[which]);
+        match (with_data, data_param(m, EventId(i as u32)).is_some()) {
+            (false, _) => (quote! { Event::#v }, quote! { hooks.#id(&t); }),
+            (true, false) => (quote! { Message::#v }, quote! { hooks.#id(&t); }),
+            (true, true) => (
+                quote! { Message::#v(data) },
+                quote! { hooks.#id(&t, data); },
+            ),
+        }
+    };
     let on = if with_data {
         quote! { message }
     } else {
         quote! { event }
     };
-    partial_match(on, arms, true)
+    partial_match(on, m.events.len(), arm, true, lists)
 }
 
 /// `match state { … }` calling the exit or enter hook of the states that have one.
-fn state_dispatch(
-    m: &Machine,
+fn state_dispatch<'a>(
+    m: &'a Machine,
     on: TokenStream,
     ids: Vec<crate::spec::StateId>,
     name_of: fn(&str) -> String,
+    lists: &Lists<'a>,
 ) -> TokenStream {
-    let all = ids.len() == m.states.len();
-    let arms = ids
-        .iter()
-        .map(|&s| {
-            let st = m.state(s);
-            let (v, id) = (variant(&st.name.text), method(&name_of(&st.name.text)));
-            (quote! { State::#v }, quote! { hooks.#id(&t); })
-        })
-        .collect();
-    partial_match(on, arms, all)
+    let (all, len) = (ids.len() == m.states.len(), ids.len());
+    let arm = move |i: usize| {
+        let st = m.state(ids[i]);
+        let (v, id) = (variant(&st.name.text), method(&name_of(&st.name.text)));
+        (quote! { State::#v }, quote! { hooks.#id(&t); })
+    };
+    partial_match(on, len, arm, all, lists)
 }
 
-/// `match on { pattern => { body } … }`, with `_ => {}` unless `exhaustive`; one arm of a partial match is an
-/// `if let` (what a person would write, and what clippy asks for), none is nothing.
-fn partial_match(
+/// `match on { pattern => { body } … }` over the `len` arms `arm(i)` makes, with `_ => {}` unless
+/// `exhaustive`; one arm of a partial match is an `if let` (what a person would write, and what clippy asks
+/// for), none is nothing.
+fn partial_match<'a>(
     on: TokenStream,
-    arms: Vec<(TokenStream, TokenStream)>,
+    len: usize,
+    arm: impl Fn(usize) -> (TokenStream, TokenStream) + 'a,
     exhaustive: bool,
+    lists: &Lists<'a>,
 ) -> TokenStream {
-    match arms.as_slice() {
-        [] if !exhaustive => TokenStream::new(),
-        [(pattern, body)] if !exhaustive => quote! {
-            if let #pattern = #on {
-                #body
+    match len {
+        0 if !exhaustive => TokenStream::new(),
+        1 if !exhaustive => {
+            let (pattern, body) = arm(0);
+            quote! {
+                if let #pattern = #on {
+                    #body
+                }
             }
-        },
+        }
         _ => {
-            let arms = arms.iter().map(|(p, b)| quote! { #p => { #b } });
+            let arms = lists.list(Kind::Arm, len, move |i| {
+                let (p, b) = arm(i);
+                quote! { #p => { #b } }
+            });
             let rest = (!exhaustive).then(|| quote! { _ => {} });
             quote! {
                 match #on {
-                    #(#arms)*
+                    #arms
                     #rest
                 }
             }
@@ -344,7 +351,7 @@ fn partial_match(
     }
 }
 
-fn fire(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
+fn fire<'a>(m: &'a Machine, profile: Option<&TokenStream>, lists: &Lists<'a>) -> TokenStream {
     let pairs = pairs(m);
     let any_guarded = pairs.iter().any(|(_, list)| is_guarded(m, list));
     let event_of = if hooks::events_with_data(m).is_empty() {
@@ -353,14 +360,26 @@ fn fire(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
         quote! { message.event() }
     };
     let any_actions = m.transitions.iter().any(|t| !t.actions.is_empty());
-    let resolve = resolve(m, &pairs, any_guarded, any_actions);
     // The spec's actions, in the `on` group.
-    let actions = any_actions.then(|| actions(m, &pairs, any_guarded));
-    let before = event_dispatch(m, 0);
-    let on = event_dispatch(m, 1);
-    let after = event_dispatch(m, 2);
-    let exit = state_dispatch(m, quote! { self }, hooks::exited(m), hooks::exit_hook);
-    let enter = state_dispatch(m, quote! { t.to }, hooks::entered(m), hooks::enter_hook);
+    let actions = any_actions.then(|| actions(m, &pairs, any_guarded, lists));
+    let resolve = resolve(m, pairs, any_guarded, any_actions, lists);
+    let before = event_dispatch(m, 0, lists);
+    let on = event_dispatch(m, 1, lists);
+    let after = event_dispatch(m, 2, lists);
+    let exit = state_dispatch(
+        m,
+        quote! { self },
+        hooks::exited(m),
+        hooks::exit_hook,
+        lists,
+    );
+    let enter = state_dispatch(
+        m,
+        quote! { t.to },
+        hooks::entered(m),
+        hooks::enter_hook,
+        lists,
+    );
     let body = quote! {
         let event = #event_of;
         let mut t: Transition<'_> = ::fsmc_runtime::Transition { from: self, event, to: self, state: self, message, profile };
@@ -420,11 +439,12 @@ fn fire(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
 
 /// Validators and conditions: which transition is taken. A pair the event alone decides is looked up in
 /// the table; a guarded pair tries its candidates in spec order (`taken` is the candidate's position).
-fn resolve(
-    m: &Machine,
-    pairs: &[((StateId, EventId), Vec<usize>)],
+fn resolve<'a>(
+    m: &'a Machine,
+    pairs: Vec<((StateId, EventId), Vec<usize>)>,
     any_guarded: bool,
     any_actions: bool,
+    lists: &Lists<'a>,
 ) -> TokenStream {
     if !any_guarded {
         return quote! {
@@ -432,10 +452,14 @@ fn resolve(
             validated(hooks, &t)?;
         };
     }
-    let arms = pairs
-        .iter()
+    let guarded: Vec<_> = pairs
+        .into_iter()
         .filter(|(_, list)| is_guarded(m, list))
-        .map(|((s, e), list)| candidates(m, *s, *e, list));
+        .collect();
+    let arms = lists.list(Kind::Arm, guarded.len(), move |i| {
+        let ((s, e), list) = &guarded[i];
+        candidates(m, *s, *e, list)
+    });
     let taken = if any_actions {
         quote! { taken }
     } else {
@@ -450,7 +474,7 @@ fn resolve(
             }
             ::core::result::Result::Err(refused) if matches!(refused.reason, ::fsmc_runtime::Reason::NeedsGuards) => {
                 ::core::option::Option::Some(match (self, event) {
-                    #(#arms)*
+                    #arms
                     _ => return ::core::result::Result::Err(refused),
                 })
             }
@@ -534,10 +558,11 @@ fn sided_calls(actions: &[Action]) -> Vec<TokenStream> {
 }
 
 /// The spec's actions, in the `on` group: by pair for a pair the event decides, by candidate otherwise.
-fn actions(
-    m: &Machine,
+fn actions<'a>(
+    m: &'a Machine,
     pairs: &[((StateId, EventId), Vec<usize>)],
     any_guarded: bool,
+    lists: &Lists<'a>,
 ) -> TokenStream {
     let mut arms = Vec::new();
     let mut side_guards = false;
@@ -601,7 +626,8 @@ fn actions(
     {
         return quote! { match #on { #pattern => { #body } _ => {} } };
     }
-    partial_match(on, arms, false)
+    let len = arms.len();
+    partial_match(on, len, move |i| arms[i].clone(), false, lists)
 }
 
 /// Whether this party's copy is the side `side`, as a condition on the transition `t`.

@@ -2,6 +2,7 @@
 //! and hooks (`table`, `hooks`), and the direct transitions of a machine that moves without events (a staged
 //! machine's next stages).
 
+use super::lists::{Kind, Lists};
 use super::tokens::{machine_matches, variant};
 use super::{docs, hooks, table};
 use crate::spec::{Machine, State};
@@ -22,27 +23,29 @@ fn repr(n: usize) -> Ident {
 
 /// The core of machine `m`'s module. `profile` is what its system adds to every transition its hooks see (see
 /// [`hooks::generate`]); `fact` is what the system says of a state in its docs.
-pub(crate) fn generate(
-    m: &Machine,
+pub(crate) fn generate<'a>(
+    m: &'a Machine,
     profile: Option<&TokenStream>,
     fact: fn(&State) -> Option<String>,
+    lists: &Lists<'a>,
 ) -> TokenStream {
     let mut out = TokenStream::new();
-    out.extend(enums(m, fact));
-    out.extend(state_impl(m));
-    out.extend(event_impl(m));
-    out.extend(transitions(m, profile));
+    out.extend(enums(m, fact, lists));
+    out.extend(state_impl(m, lists));
+    out.extend(event_impl(m, lists));
+    out.extend(transitions(m, profile, lists));
     out
 }
 
-fn enums(m: &Machine, fact: fn(&State) -> Option<String>) -> TokenStream {
+fn enums<'a>(m: &'a Machine, fact: fn(&State) -> Option<String>, lists: &Lists<'a>) -> TokenStream {
     let state_repr = repr(m.states.len());
     // A zero-variant enum cannot have a `repr`.
     let event_repr = (!m.events.is_empty()).then(|| {
         let r = repr(m.events.len());
         quote! { #[repr(#r)] }
     });
-    let states = m.states.iter().enumerate().map(|(i, s)| {
+    let states = lists.list(Kind::Elem, m.states.len(), move |i| {
+        let s = &m.states[i];
         let v = variant(&s.name.text);
         let mut lines = s.docs.clone();
         let mut facts = Vec::new();
@@ -64,9 +67,10 @@ fn enums(m: &Machine, fact: fn(&State) -> Option<String>) -> TokenStream {
         }
         let doc = docs::attrs(&lines);
         let disc = Literal::usize_unsuffixed(i);
-        quote! { #doc #v = #disc }
+        quote! { #doc #v = #disc, }
     });
-    let events = m.events.iter().enumerate().map(|(i, e)| {
+    let events = lists.list(Kind::Elem, m.events.len(), |i| {
+        let e = &m.events[i];
         let v = variant(&e.name.text);
         let mut lines = e.docs.clone();
         if lines.is_empty() {
@@ -78,7 +82,7 @@ fn enums(m: &Machine, fact: fn(&State) -> Option<String>) -> TokenStream {
         }
         let doc = docs::attrs(&lines);
         let disc = Literal::usize_unsuffixed(i);
-        quote! { #doc #v = #disc }
+        quote! { #doc #v = #disc, }
     });
     let state_doc = docs::attrs(&[format!("The states of `{}`.", m.name)]);
     let event_doc = docs::attrs(&[format!("The events of `{}`.", m.name)]);
@@ -88,13 +92,13 @@ fn enums(m: &Machine, fact: fn(&State) -> Option<String>) -> TokenStream {
         // The variants are the spec's names: Open Autonomy states all end in `Round` by convention.
         #[allow(clippy::enum_variant_names)]
         #[repr(#state_repr)]
-        pub enum State { #(#states,)* }
+        pub enum State { #states }
 
         #event_doc
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[allow(clippy::enum_variant_names)]
         #event_repr
-        pub enum Event { #(#events,)* }
+        pub enum Event { #events }
     }
 }
 
@@ -106,13 +110,22 @@ fn state_list<'a>(m: &'a Machine, pick: impl Fn(&State) -> bool + 'a) -> Vec<Ide
         .collect()
 }
 
-fn state_impl(m: &Machine) -> TokenStream {
+fn state_impl<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
     let parse = by_name("State", "state", m.name.as_str());
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
-    let all = state_list(m, |_| true);
+    let each_state = |make: fn(&State) -> TokenStream| {
+        lists.list(Kind::Elem, m.states.len(), move |i| make(&m.states[i]))
+    };
+    let all = each_state(|s| {
+        let v = variant(&s.name.text);
+        quote! { State::#v, }
+    });
+    let names = each_state(|s| {
+        let name = s.name.as_str();
+        quote! { #name, }
+    });
     let starts = state_list(m, |s| s.start);
     let finals = state_list(m, |s| s.is_final);
-    let names: Vec<&str> = m.states.iter().map(|s| s.name.as_str()).collect();
     let is_start = machine_matches(starts.clone());
     let is_final = machine_matches(finals.clone());
     let default = m.default_start().map(|d| variant(&m.state(d).name.text));
@@ -122,21 +135,22 @@ fn state_impl(m: &Machine) -> TokenStream {
             pub const DEFAULT_START: State = State::#d;
         }
     });
-    let accepted = m.accepted_events().into_iter().map(|seen| {
-        let evs = seen.iter().map(|e| variant(&m.event(*e).name.text));
-        quote! { &[#(Event::#evs),*] }
+    let accepted = m.accepted_events();
+    let accepted = lists.list(Kind::Elem, accepted.len(), move |i| {
+        let evs = accepted[i].iter().map(|e| variant(&m.event(*e).name.text));
+        quote! { &[#(Event::#evs),*], }
     });
-    let from_name = names
-        .iter()
-        .zip(&all)
-        .map(|(name, v)| quote! { #name => ::core::option::Option::Some(State::#v) });
+    let from_name = lists.list(Kind::Arm, m.states.len(), |i| {
+        let (name, v) = (m.states[i].name.as_str(), variant(&m.states[i].name.text));
+        quote! { #name => ::core::option::Option::Some(State::#v), }
+    });
     quote! {
-        const STATE_NAMES: [&str; #n] = [#(#names),*];
-        static ACCEPTED: [&[Event]; #n] = [#(#accepted),*];
+        const STATE_NAMES: [&str; #n] = [#names];
+        static ACCEPTED: [&[Event]; #n] = [#accepted];
 
         impl State {
             /// Every state, in spec order.
-            pub const ALL: &'static [State] = &[#(State::#all),*];
+            pub const ALL: &'static [State] = &[#all];
             /// The start states.
             pub const START: &'static [State] = &[#(State::#starts),*];
             /// The final states.
@@ -166,7 +180,7 @@ fn state_impl(m: &Machine) -> TokenStream {
             /// The state with this spec name.
             pub fn from_name(name: &str) -> ::core::option::Option<State> {
                 match name {
-                    #(#from_name,)*
+                    #from_name
                     _ => ::core::option::Option::None,
                 }
             }
@@ -212,24 +226,30 @@ fn by_name(ty: &str, kind: &str, machine: &str) -> TokenStream {
     }
 }
 
-fn event_impl(m: &Machine) -> TokenStream {
+fn event_impl<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
     let parse = by_name("Event", "event", m.name.as_str());
     let n = proc_macro2::Literal::usize_unsuffixed(m.events.len());
     let no_events = m.events.is_empty();
-    let all: Vec<Ident> = m.events.iter().map(|e| variant(&e.name.text)).collect();
-    let names: Vec<&str> = m.events.iter().map(|e| e.name.as_str()).collect();
-    let timeouts = m.events.iter().map(|e| match e.timeout {
+    let all = lists.list(Kind::Elem, m.events.len(), |i| {
+        let v = variant(&m.events[i].name.text);
+        quote! { Event::#v, }
+    });
+    let names = lists.list(Kind::Elem, m.events.len(), |i| {
+        let name = m.events[i].name.as_str();
+        quote! { #name, }
+    });
+    let timeouts = lists.list(Kind::Elem, m.events.len(), |i| match m.events[i].timeout {
         Some(t) => {
             let nanos =
                 Literal::u64_unsuffixed(t.duration.as_nanos().min(u128::from(u64::MAX)) as u64);
-            quote! { ::core::option::Option::Some(::core::time::Duration::from_nanos(#nanos)) }
+            quote! { ::core::option::Option::Some(::core::time::Duration::from_nanos(#nanos)), }
         }
-        None => quote! { ::core::option::Option::None },
+        None => quote! { ::core::option::Option::None, },
     });
-    let from_name = names
-        .iter()
-        .zip(&all)
-        .map(|(name, v)| quote! { #name => ::core::option::Option::Some(Event::#v) });
+    let from_name = lists.list(Kind::Arm, m.events.len(), |i| {
+        let (name, v) = (m.events[i].name.as_str(), variant(&m.events[i].name.text));
+        quote! { #name => ::core::option::Option::Some(Event::#v), }
+    });
     // An empty enum cannot be indexed or displayed by value; staged machines have no events.
     let body = if no_events {
         quote! {
@@ -246,12 +266,12 @@ fn event_impl(m: &Machine) -> TokenStream {
         }
     } else {
         quote! {
-            const EVENT_NAMES: [&str; #n] = [#(#names),*];
-            const TIMEOUTS: [::core::option::Option<::core::time::Duration>; #n] = [#(#timeouts),*];
+            const EVENT_NAMES: [&str; #n] = [#names];
+            const TIMEOUTS: [::core::option::Option<::core::time::Duration>; #n] = [#timeouts];
 
             impl Event {
                 /// Every event, in spec order.
-                pub const ALL: &'static [Event] = &[#(Event::#all),*];
+                pub const ALL: &'static [Event] = &[#all];
 
                 /// The event's name as written in the spec.
                 pub const fn name(self) -> &'static str {
@@ -266,7 +286,7 @@ fn event_impl(m: &Machine) -> TokenStream {
                 /// The event with this spec name.
                 pub fn from_name(name: &str) -> ::core::option::Option<Event> {
                     match name {
-                        #(#from_name,)*
+                        #from_name
                         _ => ::core::option::Option::None,
                     }
                 }
@@ -287,13 +307,17 @@ fn event_impl(m: &Machine) -> TokenStream {
     }
 }
 
-fn transitions(m: &Machine, profile: Option<&TokenStream>) -> TokenStream {
+fn transitions<'a>(
+    m: &'a Machine,
+    profile: Option<&TokenStream>,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let direct = m.transitions.iter().any(|t| t.event.is_none());
     let mut out = TokenStream::new();
     if crate::hooks::has_hooks(m) {
         out.extend(hooks::messages(m));
-        out.extend(table::generate(m));
-        out.extend(hooks::generate(m, profile));
+        out.extend(table::generate(m, lists));
+        out.extend(hooks::generate(m, profile, lists));
     }
     if direct || m.events.is_empty() {
         out.extend(next_stages(m));

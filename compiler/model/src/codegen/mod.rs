@@ -17,19 +17,25 @@ mod behaviour;
 mod data;
 mod dialogue;
 mod docs;
+#[cfg(feature = "format")]
+mod format;
 mod genie;
 mod hooks;
+mod lists;
 mod machine;
 mod origin;
 mod staged;
 mod table;
 mod tokens;
 
+#[cfg(feature = "format")]
+pub use format::WriteError;
 pub use table::DENSE_TABLE_LIMIT;
 
 use crate::ident;
 use crate::spec::{Checked, Item, Machine, MachineId, Spec, State, StateData};
 use fsmc_vocab::Profile;
+use lists::Lists;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use tokens::{snake, variant};
@@ -40,14 +46,19 @@ pub const HEADER: &str =
 
 /// Tokens for every machine and app of the entry file, in the order written.
 pub fn generate(checked: &Checked) -> TokenStream {
+    generate_with(checked, &Lists::at_once())
+}
+
+/// [`generate`], with the long lists generated as `lists` says.
+fn generate_with<'a>(checked: &'a Checked, lists: &Lists<'a>) -> TokenStream {
     let spec = checked.spec();
     let mut out = TokenStream::new();
     for item in &spec.entry_items {
         out.extend(match *item {
-            Item::Machine(id) => machine_module(spec.machine(id), None, spec),
+            Item::Machine(id) => machine_module(spec.machine(id), None, spec, lists),
             Item::App(a) => {
                 let c = &checked.composed()[a];
-                machine_module(&c.machine, Some(&c.origin), spec)
+                machine_module(&c.machine, Some(&c.origin), spec, lists)
             }
         });
     }
@@ -142,10 +153,26 @@ fn is_bidi(c: char) -> bool {
 /// when the generator produced code that is not Rust (an internal error).
 #[cfg(feature = "format")]
 pub fn generated_file(spec_display: &str, checked: &Checked) -> Result<String, String> {
-    Ok(format!(
-        "{HEADER}// Spec: {spec_display}\n\n{}",
-        format(generate(checked))?
-    ))
+    let mut out = Vec::new();
+    match write_generated(spec_display, checked, &mut out) {
+        Ok(()) => Ok(String::from_utf8(out).expect("formatted code is text")),
+        Err(WriteError::Internal(e)) => Err(e),
+        Err(WriteError::Io(e)) => Err(e.to_string()),
+    }
+}
+
+/// Writes the file `fsmc gen` writes (see [`generated_file`]) to `out` as it is made, so that the generated code
+/// of a large machine is never held whole, as tokens, tree or text.
+#[cfg(feature = "format")]
+pub fn write_generated(
+    spec_display: &str,
+    checked: &Checked,
+    out: &mut dyn std::io::Write,
+) -> Result<(), WriteError> {
+    write!(out, "{HEADER}// Spec: {spec_display}\n\n")?;
+    let lists = Lists::deferred();
+    let tokens = clean_docs(generate_with(checked, &lists));
+    format::stream(tokens, &lists.take(), out)
 }
 
 /// Generated code as formatted Rust source, as `fsmc gen` writes it (without the header). Code that does not
@@ -186,11 +213,16 @@ pub fn skeleton(spec: &Spec) -> TokenStream {
     out
 }
 
-fn machine_module(m: &Machine, origin: Option<&[MachineId]>, spec: &Spec) -> TokenStream {
+fn machine_module<'a>(
+    m: &'a Machine,
+    origin: Option<&[MachineId]>,
+    spec: &Spec,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let module = snake(&m.name.text);
-    let docs = docs::module_docs(m, origin.map(|o| (o, spec)));
-    let core = machine::generate(m, transition_profile(m.profile).as_ref(), state_fact);
-    let extra = system_items(m, origin, spec);
+    let docs = docs::module_docs(m, origin.map(|o| (o, spec)), lists);
+    let core = machine::generate(m, transition_profile(m.profile).as_ref(), state_fact, lists);
+    let extra = system_items(m, origin, spec, lists);
     quote! {
         #docs
         // Generated items are an API the user may use only in part.
@@ -204,13 +236,18 @@ fn machine_module(m: &Machine, origin: Option<&[MachineId]>, spec: &Spec) -> Tok
 
 /// What a machine's module holds besides its core: its data, what its system adds, its behaviour when no
 /// system drives it, and for a composed app the machine each state came from.
-fn system_items(m: &Machine, origin: Option<&[MachineId]>, spec: &Spec) -> TokenStream {
+fn system_items<'a>(
+    m: &'a Machine,
+    origin: Option<&[MachineId]>,
+    spec: &Spec,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let mut out = TokenStream::new();
     if !m.keys.is_empty() {
         out.extend(data::generate(m));
     }
     match m.profile {
-        Profile::Abci => out.extend(abci::generate(m)),
+        Profile::Abci => out.extend(abci::generate(m, lists)),
         Profile::Genie => out.extend(genie::generate(m, spec)),
         Profile::Dialogue => out.extend(dialogue::generate(m)),
         Profile::Staged => out.extend(staged::generate(m)),

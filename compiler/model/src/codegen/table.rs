@@ -5,10 +5,12 @@
 //! because the enum's unused discriminants give `None` a niche. A `(state, event)` pair whose transitions have
 //! guards has no cell: only `fire`, which asks the guards, can take it; `next` says so in its error.
 
+use super::lists::{Kind, Lists};
 use super::tokens::variant;
 use crate::spec::{EventId, Machine, StateId};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
+use std::rc::Rc;
 
 /// Up to this many cells (states × events), `next` indexes a dense table; beyond, the table would grow with
 /// states × events instead of transitions (a 3000 × 3000 machine is nine million cells), so `next` searches
@@ -48,7 +50,7 @@ fn unguarded_targets(m: &Machine) -> Vec<((StateId, EventId), StateId)> {
         .collect()
 }
 
-pub(crate) fn generate(m: &Machine) -> TokenStream {
+pub(crate) fn generate<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
     let any_guarded = pairs(m).iter().any(|(_, list)| is_guarded(m, list));
     // The error for a missing cell: a pair with guarded transitions is accepted, but not by `next`.
     let refused = if any_guarded {
@@ -70,9 +72,9 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
         }
     });
     let next = if m.states.len().saturating_mul(m.events.len()) > DENSE_TABLE_LIMIT {
-        sparse(m, &refused, guards_doc)
+        sparse(m, &refused, guards_doc, lists)
     } else {
-        dense(m, &refused, guards_doc)
+        dense(m, &refused, guards_doc, lists)
     };
     quote! {
         #next
@@ -103,7 +105,12 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
     }
 }
 
-fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -> TokenStream {
+fn dense<'a>(
+    m: &'a Machine,
+    refused: &TokenStream,
+    guards_doc: Option<TokenStream>,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let (ns, ne) = (m.states.len(), m.events.len());
     let (ns_lit, ne_lit) = (Literal::usize_unsuffixed(ns), Literal::usize_unsuffixed(ne));
     // Indexed `TABLE[event][state]`: the state is the value each lookup depends on, and keeping the row
@@ -113,16 +120,22 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
     for ((from, e), to) in &targets {
         cells[e.index()][from.index()] = Some(*to);
     }
-    let rows = cells.iter().map(|row| {
-        let cells = row.iter().map(|c| match c {
-            Some(s) => {
-                let v = variant(&m.state(*s).name.text);
-                quote! { ::core::option::Option::Some(State::#v) }
-            }
-            None => quote! { ::core::option::Option::None },
-        });
-        quote! { [#(#cells),*] }
-    });
+    // A row is a long list; the rows themselves are as many as the events and are never deferred, so that no
+    // deferred list holds another.
+    let cells = Rc::new(cells);
+    let rows: Vec<TokenStream> = (0..ne)
+        .map(|e| {
+            let cells = Rc::clone(&cells);
+            let row = lists.list(Kind::Elem, ns, move |i| match cells[e][i] {
+                Some(s) => {
+                    let v = variant(&m.state(s).name.text);
+                    quote! { ::core::option::Option::Some(State::#v), }
+                }
+                None => quote! { ::core::option::Option::None, },
+            });
+            quote! { [#row] }
+        })
+        .collect();
     let example = targets.first().map(|((from, e), to)| {
         let doc = format!(
             " `State::{}.next(Event::{})` is `Ok(State::{})`.",
@@ -154,7 +167,12 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
 }
 
 /// `next` for a large machine: per event, its transitions sorted by source state, found by binary search.
-fn sparse(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -> TokenStream {
+fn sparse<'a>(
+    m: &'a Machine,
+    refused: &TokenStream,
+    guards_doc: Option<TokenStream>,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let ne = m.events.len();
     let ne_lit = Literal::usize_unsuffixed(ne);
     let mut rows: Vec<Vec<(StateId, StateId)>> = vec![Vec::new(); ne];
@@ -162,16 +180,21 @@ fn sparse(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -
     for ((from, e), to) in unguarded_targets(m) {
         rows[e.index()].push((from, to));
     }
-    let rows = rows.iter().map(|row| {
-        let pairs = row.iter().map(|(from, to)| {
-            let (f, t) = (
-                variant(&m.state(*from).name.text),
-                variant(&m.state(*to).name.text),
-            );
-            quote! { (State::#f, State::#t) }
-        });
-        quote! { &[#(#pairs),*] }
-    });
+    // As in `dense`, only the rows are deferred.
+    let rows: Vec<TokenStream> = rows
+        .into_iter()
+        .map(|row| {
+            let pairs = lists.list(Kind::Elem, row.len(), move |i| {
+                let (from, to) = row[i];
+                let (f, t) = (
+                    variant(&m.state(from).name.text),
+                    variant(&m.state(to).name.text),
+                );
+                quote! { (State::#f, State::#t), }
+            });
+            quote! { &[#pairs] }
+        })
+        .collect();
     quote! {
         /// The transitions of each event that the event alone decides, sorted by source state: `ROWS[event]`
         /// holds `(from, to)` pairs.

@@ -3,17 +3,28 @@
 //! for an app with custom rounds, what [`custom`](super::custom) adds.
 
 use super::custom;
-use super::round::{AppRound, app_round};
+use super::round::{AppRound, Rounds, app_round};
 use crate::codegen::docs;
+use crate::codegen::lists::{Kind, Lists};
 use crate::codegen::tokens::{snake, variant};
-use crate::spec::Machine;
+use crate::spec::{Machine, StateId};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
+use std::rc::Rc;
 
 /// The app, or nothing when the machine has no default start. `outgoing` is [`Machine::outgoing`].
-pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
-    let mut rounds = Vec::new();
+pub(super) fn generate<'a>(
+    m: &'a Machine,
+    outgoing: &Rc<Vec<Vec<usize>>>,
+    lists: &Lists<'a>,
+) -> TokenStream {
+    let mut rounds = Rounds {
+        m,
+        states: Vec::new(),
+        uses_data: false,
+        customs: Vec::new(),
+    };
     for sid in m.state_ids() {
         let s = m.state(sid);
         if s.is_final {
@@ -24,27 +35,32 @@ pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
                 .iter()
                 .any(|&t| m.transitions[t].event == Some(e))
         });
-        match app_round(m, sid, none_handled) {
-            Some(r) => rounds.push(r),
-            None => return quote! {},
+        let Some(r) = app_round(m, sid, none_handled) else {
+            return quote! {};
+        };
+        rounds.states.push((sid, none_handled));
+        rounds.uses_data |= r.uses_value || r.custom;
+        if r.custom {
+            rounds.customs.push(rounds.states.len() - 1);
         }
     }
+    let rounds = Rc::new(rounds);
     let Some(start) = m.default_start() else {
         return quote! {};
     };
     let start = variant(&m.state(start).name.text);
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
-    let rules = rules(m, outgoing);
+    let rules = rules(m, Rc::clone(outgoing), lists);
     let data_encoding = data_encoding(m);
-    let types = types(m, &rounds);
-    let customs = custom::generate(m, outgoing, &rounds);
-    let round_impl = round_impl(m, outgoing, &rounds);
-    let spec_impl = spec_impl(m, &rounds, &start);
-    let drive = drive(&rounds);
+    let types = types(m, &rounds, lists);
+    let customs = custom::generate(m, outgoing, &rounds, lists);
+    let round_impl = round_impl(m, outgoing, &rounds, lists);
+    let spec_impl = spec_impl(m, &rounds, &start, lists);
+    let drive = drive(&rounds, lists);
     quote! {
         #data_encoding
 
-        static RULES: [::fsmc_runtime::app::Rules<Event>; #n] = [#(#rules),*];
+        static RULES: [::fsmc_runtime::app::Rules<Event>; #n] = [#rules];
 
         #types
 
@@ -60,9 +76,9 @@ pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>]) -> TokenStream {
 
 /// Each state's part in a period (registration, keeper election, keeper round, or collecting), whether it
 /// resets, and its timeout.
-fn rules(m: &Machine, outgoing: &[Vec<usize>]) -> Vec<TokenStream> {
-    m.state_ids()
-        .map(|sid| {
+fn rules<'a>(m: &'a Machine, outgoing: Rc<Vec<Vec<usize>>>, lists: &Lists<'a>) -> TokenStream {
+    lists.list(Kind::Elem, m.states.len(), move |i| {
+            let sid = StateId(i as u32);
             let s = m.state(sid);
             let round = s.round();
             let role = Ident::new(
@@ -95,10 +111,9 @@ fn rules(m: &Machine, outgoing: &[Vec<usize>]) -> Vec<TokenStream> {
                     role: ::fsmc_runtime::app::Role::#role,
                     reset: #reset,
                     timeout: #timeout,
-                }
+                },
             }
         })
-        .collect()
 }
 
 /// The canonical encoding the app hash is computed over, for a machine with keys.
@@ -119,12 +134,12 @@ fn data_encoding(m: &Machine) -> TokenStream {
 }
 
 /// `Spec` and its aliases, the `Behaviour` trait, and the `Round` enum with its encoding.
-fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
+fn types<'a>(m: &Machine, rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenStream {
     let name = m.name.as_str();
     let spec_doc = format!(
         " What the runtime's replicated driver needs to know about `{name}`: transitions, timeouts, rounds."
     );
-    let methods = rounds.iter().map(|r| {
+    let methods = rounds.list(lists, Kind::Item, |r| {
         let (method, wire) = (&r.method, &r.wire_ty);
         let doc = docs::attrs(&r.docs);
         quote! {
@@ -132,21 +147,27 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
             fn #method(&self, ctx: Context) -> impl ::core::future::Future<Output = ::core::result::Result<#wire, ::fsmc_runtime::app::Abstain>> + ::core::marker::Send;
         }
     });
-    let variants = rounds.iter().map(|r| {
+    let variants = rounds.list(lists, Kind::Elem, |r| {
         let (sv, ty) = (&r.state, &r.round_ty);
         let doc = format!(" The round of `{sv}`.");
-        quote! { #[doc = #doc] #sv(::fsmc_runtime::rounds::#ty) }
+        quote! { #[doc = #doc] #sv(::fsmc_runtime::rounds::#ty), }
     });
-    let tags = rounds.iter().enumerate().map(|(i, r)| {
-        let sv = &r.state;
-        let tag = u32::try_from(i).unwrap_or(u32::MAX);
-        quote! {
-            Round::#sv(r) => {
-                ::fsmc_runtime::borsh::BorshSerialize::serialize(&#tag, writer)?;
-                ::fsmc_runtime::borsh::BorshSerialize::serialize(r, writer)
+    let tags = {
+        let rounds = Rc::clone(rounds);
+        lists.list(Kind::Arm, rounds.len(), move |i| {
+            let Some(r) = rounds.get(i) else {
+                return TokenStream::new();
+            };
+            let sv = &r.state;
+            let tag = u32::try_from(i).unwrap_or(u32::MAX);
+            quote! {
+                Round::#sv(r) => {
+                    ::fsmc_runtime::borsh::BorshSerialize::serialize(&#tag, writer)?;
+                    ::fsmc_runtime::borsh::BorshSerialize::serialize(r, writer)
+                }
             }
-        }
-    });
+        })
+    };
     quote! {
         #[doc = #spec_doc]
         ///
@@ -166,7 +187,7 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
         /// Each method is asynchronous (write it as an `async fn`): it may wait on I/O across blocks while the
         /// replica goes on, return `Err` to abstain (`?` on any error does), and is dropped when its round ends.
         pub trait Behaviour: ::core::marker::Send + ::core::marker::Sync + 'static {
-            #(#methods)*
+            #methods
         }
 
         /// The round in progress, typed by its kind and payload.
@@ -174,13 +195,13 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
         // Variants are the spec's state names, which upstream ends with `Round`.
         #[allow(clippy::enum_variant_names)]
         pub enum Round {
-            #(#variants,)*
+            #variants
         }
 
         impl ::fsmc_runtime::borsh::BorshSerialize for Round {
             fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
                 match self {
-                    #(#tags)*
+                    #tags
                 }
             }
         }
@@ -189,8 +210,13 @@ fn types(m: &Machine, rounds: &[AppRound]) -> TokenStream {
 
 /// `AppRound` for `Round`: a payload delivered to the round in progress, the decision at the end of a block,
 /// and who submitted.
-fn round_impl(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]) -> TokenStream {
-    let delivers = rounds.iter().map(|r| {
+fn round_impl<'a>(
+    m: &'a Machine,
+    outgoing: &Rc<Vec<Vec<usize>>>,
+    rounds: &Rc<Rounds<'a>>,
+    lists: &Lists<'a>,
+) -> TokenStream {
+    let delivers = rounds.list(lists, Kind::Arm, |r| {
         let (sv, wire, check, submit) = (&r.state, &r.wire_ty, &r.check, &r.submit);
         quote! {
             Round::#sv(r) => {
@@ -200,26 +226,27 @@ fn round_impl(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]) -> Toke
             }
         }
     });
-    let data_param = if rounds.iter().any(|r| r.uses_value || r.custom) {
+    let data_param = if rounds.uses_data {
         quote! { data }
     } else {
         quote! { _data }
     };
-    let end_param = if rounds.iter().any(|r| r.custom) {
+    let end_param = if !rounds.customs.is_empty() {
         quote! { end }
     } else {
         quote! { _end }
     };
-    let ends = rounds.iter().map(|r| {
-        if r.custom {
-            custom::end_block(m, outgoing, r)
-        } else {
-            end_block(r)
-        }
-    });
-    let senders = rounds.iter().map(|r| {
+    let ends = {
+        let (rounds, outgoing) = (Rc::clone(rounds), Rc::clone(outgoing));
+        lists.list(Kind::Arm, rounds.len(), move |i| match rounds.get(i) {
+            Some(r) if r.custom => custom::end_block(m, &outgoing, &r),
+            Some(r) => end_block(&r),
+            None => TokenStream::new(),
+        })
+    };
+    let senders = rounds.list(lists, Kind::Arm, |r| {
         let sv = &r.state;
-        quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::submissions(r).keys().cloned().collect() }
+        quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::submissions(r).keys().cloned().collect(), }
     });
     quote! {
         impl ::fsmc_runtime::app::AppRound<Spec> for Round {
@@ -231,7 +258,7 @@ fn round_impl(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]) -> Toke
             ) -> ::core::result::Result<(), ::fsmc_runtime::app::Rejection> {
                 let _ = keepers;
                 match self {
-                    #(#delivers)*
+                    #delivers
                 }
                 ::core::result::Result::Ok(())
             }
@@ -242,13 +269,13 @@ fn round_impl(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]) -> Toke
                 #end_param: &::fsmc_runtime::app::BlockEnd<'_, Spec>,
             ) -> ::core::option::Option<::fsmc_runtime::app::Decision<Event>> {
                 match self {
-                    #(#ends)*
+                    #ends
                 }
             }
 
             fn senders(&self) -> ::std::vec::Vec<::fsmc_runtime::app::AgentId> {
                 match self {
-                    #(#senders,)*
+                    #senders
                 }
             }
         }
@@ -306,8 +333,8 @@ fn end_block(r: &AppRound) -> TokenStream {
 }
 
 /// `Drive` for `Spec`: every type implementing `Behaviour` runs as an agent's behaviour, one method per round.
-fn drive(rounds: &[AppRound]) -> TokenStream {
-    let acts = rounds.iter().map(|r| {
+fn drive<'a>(rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenStream {
+    let acts = rounds.list(lists, Kind::Arm, |r| {
         let (sv, method) = (&r.state, &r.method);
         quote! {
             State::#sv => ::core::option::Option::Some(::std::boxed::Box::pin(async move {
@@ -315,7 +342,7 @@ fn drive(rounds: &[AppRound]) -> TokenStream {
                 ::core::result::Result::Ok(::fsmc_runtime::app::encode(
                     &Behaviour::#method(&*agent, ctx).await?,
                 )?)
-            }))
+            })),
         }
     });
     quote! {
@@ -324,7 +351,7 @@ fn drive(rounds: &[AppRound]) -> TokenStream {
                 let agent = ::std::sync::Arc::clone(agent);
                 #[allow(unreachable_patterns)]
                 match ctx.state() {
-                    #(#acts,)*
+                    #acts
                     _ => ::core::option::Option::None,
                 }
             }
@@ -333,15 +360,20 @@ fn drive(rounds: &[AppRound]) -> TokenStream {
 }
 
 /// `AppSpec` for `Spec`: what the driver asks of the machine.
-fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
+fn spec_impl<'a>(
+    m: &Machine,
+    rounds: &Rc<Rounds<'a>>,
+    start: &Ident,
+    lists: &Lists<'a>,
+) -> TokenStream {
     let name = m.name.as_str();
-    let starts = rounds.iter().map(|r| {
+    let starts = rounds.list(lists, Kind::Arm, |r| {
         let (sv, ty) = (&r.state, &r.round_ty);
         let confirmations = (r.confirmations > 0).then(|| {
             let n = r.confirmations;
             quote! { .with_confirmations(#n) }
         });
-        quote! { State::#sv => ::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#ty>::new(eligible)#confirmations)) }
+        quote! { State::#sv => ::core::option::Option::Some(Round::#sv(<::fsmc_runtime::rounds::#ty>::new(eligible)#confirmations)), }
     });
     let has_finals = m.states.iter().any(|s| s.is_final);
     let start_rest = has_finals.then(|| quote! { _ => ::core::option::Option::None, });
@@ -350,7 +382,7 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
     } else {
         quote! { data.carry() }
     };
-    let logic = if rounds.iter().any(|r| r.custom) {
+    let logic = if !rounds.customs.is_empty() {
         quote! { dyn Rounds }
     } else {
         quote! { ::fsmc_runtime::app::NoRounds }
@@ -385,7 +417,7 @@ fn spec_impl(m: &Machine, rounds: &[AppRound], start: &Ident) -> TokenStream {
 
             fn start_round(state: State, eligible: &::fsmc_runtime::rounds::Participants<::fsmc_runtime::app::AgentId>) -> ::core::option::Option<Round> {
                 match state {
-                    #(#starts,)*
+                    #starts
                     #start_rest
                 }
             }

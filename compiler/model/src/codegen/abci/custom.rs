@@ -2,13 +2,15 @@
 //! the values it writes; the `Rounds` trait the user implements (each method is Open Autonomy's `end_block` of
 //! one round, written in Rust); and the arm of `end_block` that asks it.
 
-use super::round::AppRound;
+use super::round::{AppRound, Rounds};
 use crate::codegen::docs;
+use crate::codegen::lists::{Kind, Lists};
 use crate::codegen::tokens::{rust_type, snake, variant};
 use crate::spec::{EventId, Machine, StateId};
 use fsmc_vocab::abci::OutcomeKind;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
+use std::rc::Rc;
 
 /// The events a custom round may end with: those of its transitions that are not timeouts (a timeout ends the
 /// round by itself), in declaration order.
@@ -23,12 +25,6 @@ fn events(m: &Machine, outgoing: &[Vec<usize>], sid: StateId) -> Vec<EventId> {
     events
 }
 
-fn state_of(m: &Machine, r: &AppRound) -> StateId {
-    m.state_ids()
-        .find(|s| variant(&m.state(*s).name.text) == r.state)
-        .unwrap_or(StateId(0))
-}
-
 /// `XOutcome` and `XWrites` of custom round `X`.
 fn names(r: &AppRound) -> (Ident, Ident) {
     (
@@ -38,14 +34,21 @@ fn names(r: &AppRound) -> (Ident, Ident) {
 }
 
 /// The enums, structs and the `Rounds` trait of the custom rounds; nothing for an app without them.
-pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]) -> TokenStream {
-    let customs: Vec<&AppRound> = rounds.iter().filter(|r| r.custom).collect();
-    if customs.is_empty() {
+pub(super) fn generate<'a>(
+    m: &'a Machine,
+    outgoing: &Rc<Vec<Vec<usize>>>,
+    rounds: &Rc<Rounds<'a>>,
+    lists: &Lists<'a>,
+) -> TokenStream {
+    if rounds.customs.is_empty() {
         return quote! {};
     }
-    let types = customs.iter().map(|r| types(m, outgoing, r));
-    let methods = customs.iter().map(|r| {
-        let sid = state_of(m, r);
+    let types = {
+        let outgoing = Rc::clone(outgoing);
+        rounds.custom_list(lists, Kind::Item, move |r| types(m, &outgoing, r))
+    };
+    let methods = rounds.custom_list(lists, Kind::Item, move |r| {
+        let sid = r.sid;
         let (method, wire) = (&r.method, &r.wire_ty);
         let (outcome, writes) = names(r);
         let returns = if m.state(sid).writes.is_empty() {
@@ -68,21 +71,21 @@ pub(super) fn generate(m: &Machine, outgoing: &[Vec<usize>], rounds: &[AppRound]
         /// What a custom round's decision sees: the payloads it collected, by agent, and the replicated state.
         pub type Deciding<'a, P> = ::fsmc_runtime::app::Deciding<'a, Spec, P>;
 
-        #(#types)*
+        #types
 
         /// The app's own round logic, implemented by the user: for each custom round, Open Autonomy's
         /// `end_block`, written in Rust. Every replica calls it at the end of every block while the round is open,
         /// and every replica must come to the same decision: decide only from what [`Deciding`] shows (no clock,
         /// no randomness, no I/O, no state kept between calls). The app hash covers what it decides and writes.
         pub trait Rounds: ::core::marker::Send + ::core::marker::Sync + 'static {
-            #(#methods)*
+            #methods
         }
     }
 }
 
 /// `XOutcome`, one variant per event custom round `X` may end with, and `XWrites`, the values it writes.
 fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
-    let sid = state_of(m, r);
+    let sid = r.sid;
     let s = m.state(sid);
     let (outcome, writes) = names(r);
     let variants = events(m, outgoing, sid).into_iter().map(|e| {
@@ -128,7 +131,7 @@ fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
 
 /// The arm of `end_block` for custom round `r`: asks the app's logic, writes what it returns, names the event.
 pub(super) fn end_block(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
-    let sid = state_of(m, r);
+    let sid = r.sid;
     let s = m.state(sid);
     let (sv, method) = (&r.state, &r.method);
     let (outcome, _) = names(r);

@@ -8,12 +8,14 @@ mod custom;
 mod fingerprint;
 mod round;
 
+use super::lists::{Kind, Lists};
 use super::tokens::{machine_matches, variant};
 use crate::spec::abci::Round;
 use crate::spec::{EventId, Machine, StateId};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
+use std::rc::Rc;
 
 /// The fact a state's docs give about its round: its kind, when written.
 pub(crate) fn state_fact(round: &Round) -> Option<String> {
@@ -21,10 +23,12 @@ pub(crate) fn state_fact(round: &Round) -> Option<String> {
 }
 
 /// The rounds' kinds, resets and outcome events as `State` methods, and the replicated app.
-pub(crate) fn generate(m: &Machine) -> TokenStream {
-    let kinds = m.states.iter().map(|s| match runtime_kind(s.round_kind()) {
-        Some(k) => quote! { ::core::option::Option::Some(#k) },
-        None => quote! { ::core::option::Option::None },
+pub(crate) fn generate<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
+    let kinds = lists.list(Kind::Elem, m.states.len(), |i| {
+        match runtime_kind(m.states[i].round_kind()) {
+            Some(k) => quote! { ::core::option::Option::Some(#k), },
+            None => quote! { ::core::option::Option::None, },
+        }
     });
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let resets = machine_matches(
@@ -34,42 +38,43 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
             .map(|s| variant(&s.name.text))
             .collect(),
     );
-    let outgoing = m.outgoing();
+    let outgoing = Rc::new(m.outgoing());
     let has_transition = |sid: StateId, e: EventId| {
         outgoing[sid.index()]
             .iter()
             .any(|&t| m.transitions[t].event == Some(e))
     };
     // Only outcomes the state has a transition for: an outcome without one never ends the round.
-    let outcome_arms: Vec<TokenStream> = m
+    let outcomes: Vec<(StateId, OutcomeKind, EventId)> = m
         .state_ids()
         .flat_map(|sid| {
-            let s = m.state(sid);
-            let sv = variant(&s.name.text);
-            s.round_kind()
+            m.state(sid)
+                .round_kind()
                 .outcomes()
                 .iter()
-                .filter_map(move |(o, _)| m.outcome_event(sid, *o).map(|e| (*o, e)))
-                .filter(|(_, e)| has_transition(sid, *e))
-                .map(move |(o, e)| {
-                    let ok = outcome_kind(o);
-                    let ev = variant(&m.event(e).name.text);
-                    quote! { (State::#sv, #ok) => ::core::option::Option::Some(Event::#ev) }
-                })
+                .filter_map(move |(o, _)| m.outcome_event(sid, *o).map(|e| (sid, *o, e)))
+                .filter(|(_, _, e)| has_transition(sid, *e))
                 .collect::<Vec<_>>()
         })
         .collect();
     // Rounds that all decide in user code map no outcome: no `match` to write then.
-    let outcome_body = if outcome_arms.is_empty() {
+    let outcome_body = if outcomes.is_empty() {
         quote! {
             let _ = (self, outcome);
             ::core::option::Option::None
         }
     } else {
+        let arms = lists.list(Kind::Arm, outcomes.len(), move |i| {
+            let (sid, o, e) = outcomes[i];
+            let sv = variant(&m.state(sid).name.text);
+            let ok = outcome_kind(o);
+            let ev = variant(&m.event(e).name.text);
+            quote! { (State::#sv, #ok) => ::core::option::Option::Some(Event::#ev), }
+        });
         quote! {
             #[allow(unreachable_patterns)]
             match (self, outcome) {
-                #(#outcome_arms,)*
+                #arms
                 _ => ::core::option::Option::None,
             }
         }
@@ -82,11 +87,11 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
     } else {
         quote! {}
     };
-    let app = app::generate(m, &outgoing);
+    let app = app::generate(m, &outgoing, lists);
     let fingerprint = fingerprint::generate(m);
     quote! {
         #data_alias
-        static ROUND_KINDS: [::core::option::Option<::fsmc_runtime::rounds::RoundKind>; #n] = [#(#kinds),*];
+        static ROUND_KINDS: [::core::option::Option<::fsmc_runtime::rounds::RoundKind>; #n] = [#kinds];
 
         impl State {
             /// The round's kind; `None` for a custom round.

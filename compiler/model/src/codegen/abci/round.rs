@@ -1,14 +1,18 @@
 //! How one round of an `abci` machine is generated for the replicated app: its runtime round type, what its
 //! behaviour returns, how the decided value is written into the data, and the behaviour method's docs.
 
+use crate::codegen::lists::{Kind, Lists};
 use crate::codegen::tokens::{rust_type, snake, variant};
 use crate::spec::{Machine, State, StateId};
 use fsmc_vocab::abci::RoundKind;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
+use std::rc::Rc;
 
 /// How one round is generated for the replicated app.
 pub(super) struct AppRound {
+    /// The round's state.
+    pub sid: StateId,
     pub state: Ident,
     pub method: Ident,
     /// The runtime round type.
@@ -42,6 +46,58 @@ struct Wire {
     optional: bool,
 }
 
+/// The rounds of the app (its non-final states), each made again wherever a list needs it: the tokens of every
+/// round at once are more than `gen` may hold for a large machine.
+pub(super) struct Rounds<'a> {
+    pub m: &'a Machine,
+    /// Each round's state and whether its `none` outcome has a transition.
+    pub states: Vec<(StateId, bool)>,
+    /// Whether any round writes its decided value or is custom (`end_block` then needs the data).
+    pub uses_data: bool,
+    /// The custom rounds, by index into `states`.
+    pub customs: Vec<usize>,
+}
+
+impl<'a> Rounds<'a> {
+    pub fn len(&self) -> usize {
+        self.states.len()
+    }
+
+    /// Round `i`; every state in `states` has one (the app is generated only then).
+    pub fn get(&self, i: usize) -> Option<AppRound> {
+        let (sid, none_handled) = self.states[i];
+        app_round(self.m, sid, none_handled)
+    }
+
+    /// A list of `kind` with one element per round, made by `make`.
+    pub fn list(
+        self: &Rc<Self>,
+        lists: &Lists<'a>,
+        kind: Kind,
+        make: fn(&AppRound) -> TokenStream,
+    ) -> TokenStream {
+        let rounds = Rc::clone(self);
+        lists.list(kind, self.len(), move |i| {
+            rounds.get(i).map_or_else(TokenStream::new, |r| make(&r))
+        })
+    }
+
+    /// [`Rounds::list`] over the custom rounds only.
+    pub fn custom_list(
+        self: &Rc<Self>,
+        lists: &Lists<'a>,
+        kind: Kind,
+        make: impl Fn(&AppRound) -> TokenStream + 'a,
+    ) -> TokenStream {
+        let rounds = Rc::clone(self);
+        lists.list(kind, self.customs.len(), move |i| {
+            rounds
+                .get(rounds.customs[i])
+                .map_or_else(TokenStream::new, |r| make(&r))
+        })
+    }
+}
+
 /// How state `sid` is generated as a round of the app; `None` when the runtime does not run its kind.
 /// `none_handled`: the state has a transition for its `none` outcome, so a `None` payload means something.
 pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option<AppRound> {
@@ -66,6 +122,7 @@ pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option
         .and_then(|r| r.confirmations)
         .map_or(0, |(n, _)| n);
     Some(AppRound {
+        sid,
         state: variant(&s.name.text),
         method: snake(&s.name.text),
         round_ty: wire.round_ty,
