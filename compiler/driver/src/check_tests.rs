@@ -237,13 +237,13 @@ fn write_codes(kind: &str, props: &str, ty: &str) -> Vec<Code> {
 fn a_written_key_has_the_type_of_the_value_the_round_decides() {
     use Code::BadRoundWrites as E;
     let same = "collect_same_until_threshold";
-    // The agreed payload, with or without its module path.
+    // The agreed payload, whatever module path names it.
     assert_eq!(write_codes(same, r#"payload "u64";"#, "u64"), []);
     assert_eq!(
         write_codes(
             same,
             r#"payload "std::collections::BTreeSet<String>";"#,
-            "BTreeSet<String>"
+            "crate::BTreeSet<String>"
         ),
         []
     );
@@ -253,20 +253,28 @@ fn a_written_key_has_the_type_of_the_value_the_round_decides() {
     // Collections are by agent; an agent is a `String` (the runtime's `AgentId`).
     let by_agent = "collect_different_until_threshold";
     assert_eq!(
-        write_codes(by_agent, r#"payload "u64";"#, "BTreeMap<String, u64>"),
+        write_codes(
+            by_agent,
+            r#"payload "u64";"#,
+            "std::collections::BTreeMap<String, u64>"
+        ),
         []
     );
     assert_eq!(
         write_codes(
             by_agent,
             r#"payload "u64";"#,
-            "BTreeMap<fsmc_runtime::app::AgentId, u64>"
+            "std::collections::BTreeMap<fsmc_runtime::app::AgentId, u64>"
         ),
         []
     );
     assert_eq!(write_codes(by_agent, r#"payload "u64";"#, "u64"), [E]);
     assert_eq!(
-        write_codes("voting", "", "BTreeMap<String, Option<bool>>"),
+        write_codes(
+            "voting",
+            "",
+            "std::collections::BTreeMap<String, Option<bool>>"
+        ),
         []
     );
     assert_eq!(write_codes("voting", "", "bool"), [E]);

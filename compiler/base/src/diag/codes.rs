@@ -85,6 +85,7 @@ codes! {
     YamlTransitionKey = "E0014", "yaml_bad_transition_key", error, "a transition key is not of the form `(State, EVENT)`";
     DuplicateProperty = "E0015", "duplicate_property", error, "a property is given twice";
     InvalidType = "E0016", "invalid_type", error, "a type in a spec is not a plain type, or names a generated item";
+    UnknownType = "E0017", "unknown_type", error, "a bare name in a spec's type is no primitive or prelude type, so the generated code cannot name it";
     // Names.
     DuplicateState = "E0101", "duplicate_state", error, "a state is declared twice";
     DuplicateEvent = "E0102", "duplicate_event", error, "an event is declared twice";
@@ -221,6 +222,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::YamlTransitionKey, include_str!("explain/E0014.md")),
     (Code::DuplicateProperty, include_str!("explain/E0015.md")),
     (Code::InvalidType, include_str!("explain/E0016.md")),
+    (Code::UnknownType, include_str!("explain/E0017.md")),
     (Code::DuplicateState, include_str!("explain/E0101.md")),
     (Code::DuplicateEvent, include_str!("explain/E0102.md")),
     (Code::DuplicateItem, include_str!("explain/E0103.md")),

@@ -2,7 +2,9 @@
 //! be types and nothing else: a block in an array length, a macro or an `impl Trait` would run or mean code the
 //! spec's reader cannot see. Allowed: paths with generic arguments, tuples, arrays and slices of literal length,
 //! references. A bare name that a generated item shadows (`State`, `Data`, …) is refused too: inside the
-//! generated module it would name the generated item, not the user's type.
+//! generated module it would name the generated item, not the user's type. Any other bare name must be a
+//! primitive or a type of the prelude: the generated module imports nothing, so rustc could not find it, and
+//! its error would point at the whole macro rather than at the spec (a misspelt `u46` is caught here).
 
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::Span;
@@ -26,6 +28,12 @@ pub(crate) const GENERATED_TYPES: &[&str] = &[
     "State",
     "Transition",
     "View",
+];
+
+/// The bare names a type in the generated module can use: the primitives and the prelude's types.
+const IN_SCOPE: &[&str] = &[
+    "bool", "char", "str", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64",
+    "i128", "isize", "f32", "f64", "Option", "Result", "Vec", "String", "Box",
 ];
 
 const HELP: &str = "a spec's types are paths with generic arguments, tuples, arrays and slices of literal \
@@ -56,7 +64,7 @@ pub(crate) fn check(text: &str, span: Span, shadowed: &[String]) -> Option<Diagn
     let mut bare = Vec::new();
     bare_names(&ty, &mut bare);
     if let Some(name) = bare
-        .into_iter()
+        .iter()
         .find(|n| GENERATED_TYPES.contains(&n.as_str()) || shadowed.contains(n))
     {
         return Some(
@@ -70,7 +78,69 @@ pub(crate) fn check(text: &str, span: Span, shadowed: &[String]) -> Option<Diagn
             )),
         );
     }
-    None
+    let name = bare.iter().find(|n| !IN_SCOPE.contains(&n.as_str()))?;
+    let help = match number_typo(name)
+        .map(|p| format!("did you mean `{p}`?"))
+        .or_else(|| fsmc_base::diag::did_you_mean(name, IN_SCOPE.iter().copied()))
+    {
+        Some(typo) => typo,
+        None => format!("write the path to your type: `crate::{name}` or `super::{name}`"),
+    };
+    Some(
+        Diagnostic::new(
+            Code::UnknownType,
+            format!("cannot find type `{name}`: it is no primitive or prelude type"),
+        )
+        .at(
+            span,
+            "the generated code imports nothing: a bare name must be a primitive or prelude type",
+        )
+        .help(help),
+    )
+}
+
+/// The numeric primitive a name like `u46` or `i3` most likely meant: the one of the same letter with the same
+/// digits in another order, else the one whose width is nearest. Names of letters and digits are too short for a
+/// similarity measure to see that `u46` is `u64`.
+fn number_typo(name: &str) -> Option<&'static str> {
+    let (letter, digits) = name.split_at(1);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let widths: &[(&str, u32)] = match letter {
+        "u" => &[
+            ("u8", 8),
+            ("u16", 16),
+            ("u32", 32),
+            ("u64", 64),
+            ("u128", 128),
+        ],
+        "i" => &[
+            ("i8", 8),
+            ("i16", 16),
+            ("i32", 32),
+            ("i64", 64),
+            ("i128", 128),
+        ],
+        "f" => &[("f32", 32), ("f64", 64)],
+        _ => return None,
+    };
+    let sorted = |s: &str| {
+        let mut b = s.as_bytes().to_vec();
+        b.sort_unstable();
+        b
+    };
+    if let Some((p, _)) = widths
+        .iter()
+        .find(|(p, _)| sorted(&p[1..]) == sorted(digits))
+    {
+        return Some(p);
+    }
+    let n: u32 = digits.parse().unwrap_or(u32::MAX);
+    widths
+        .iter()
+        .min_by_key(|(_, w)| w.abs_diff(n))
+        .map(|(p, _)| *p)
 }
 
 /// Every one-segment path in `ty` (`State` in `Vec<State>`): what a generated item of that name would shadow.
@@ -207,6 +277,26 @@ mod tests {
             assert!(message.contains(what), "{ty}: {message}");
         }
         assert!(verdict("Vec<").unwrap().contains("is not a Rust type"));
+    }
+
+    #[test]
+    fn bare_names_must_be_in_scope() {
+        for (ty, help) in [
+            ("u46", "did you mean `u64`?"),
+            ("i33", "did you mean `i32`?"),
+            ("f46", "did you mean `f64`?"),
+            ("Vec<strng>", "did you mean `String`?"),
+            ("Money", "crate::Money"),
+        ] {
+            let d = check(ty, Span::default(), &[]).unwrap_or_else(|| panic!("{ty} passed"));
+            assert_eq!(d.code, Code::UnknownType, "{ty}");
+            assert!(
+                d.help.as_deref().is_some_and(|h| h.contains(help)),
+                "{ty}: {:?}",
+                d.help
+            );
+        }
+        assert_eq!(verdict("Result<Box<[u8]>, crate::Money>"), None);
     }
 
     #[test]

@@ -14,12 +14,17 @@
 //! are each on a line of their own. Short lists are never deferred, so an array that fits on one line is laid
 //! out as before.
 
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::TokenStream;
+#[cfg(feature = "format")]
+use proc_macro2::{Ident, Span};
+#[cfg(feature = "format")]
 use quote::quote;
+#[cfg(feature = "format")]
 use std::cell::RefCell;
 
 /// Lists shorter than this are generated at once even when deferring: below it, deferring saves little, and a
 /// short array may fit on one line, which the sentinels would change.
+#[cfg(feature = "format")]
 const MIN_DEFERRED: usize = 64;
 
 /// Where a list stands, which decides what its sentinels look like.
@@ -36,12 +41,14 @@ pub(crate) enum Kind {
 }
 
 /// A deferred list: how many elements it has and how to make the element at an index.
+#[cfg(feature = "format")]
 pub(crate) struct Deferred<'a> {
     pub kind: Kind,
     pub len: usize,
     make: Box<dyn Fn(usize) -> TokenStream + 'a>,
 }
 
+#[cfg(feature = "format")]
 impl Deferred<'_> {
     /// The elements `range` of the list, in order.
     pub fn elements(&self, range: std::ops::Range<usize>) -> TokenStream {
@@ -49,26 +56,32 @@ impl Deferred<'_> {
     }
 }
 
-/// How long lists are generated: at once, or deferred and kept here.
+/// How long lists are generated: at once, or deferred and kept here (only `fsmc gen`, with the `format`
+/// feature, defers).
 pub(crate) struct Lists<'a> {
-    defer: bool,
-    deferred: RefCell<Vec<Deferred<'a>>>,
+    /// The deferred lists, when deferring.
+    #[cfg(feature = "format")]
+    deferred: Option<RefCell<Vec<Deferred<'a>>>>,
+    #[cfg(not(feature = "format"))]
+    at_once: std::marker::PhantomData<&'a ()>,
 }
 
 impl<'a> Lists<'a> {
     /// Every list generated at once (what the macro expands to).
     pub fn at_once() -> Self {
         Self {
-            defer: false,
-            deferred: RefCell::new(Vec::new()),
+            #[cfg(feature = "format")]
+            deferred: None,
+            #[cfg(not(feature = "format"))]
+            at_once: std::marker::PhantomData,
         }
     }
 
     /// Long lists deferred (what `fsmc gen` formats piece by piece).
+    #[cfg(feature = "format")]
     pub fn deferred() -> Self {
         Self {
-            defer: true,
-            deferred: RefCell::new(Vec::new()),
+            deferred: Some(RefCell::new(Vec::new())),
         }
     }
 
@@ -80,30 +93,37 @@ impl<'a> Lists<'a> {
         len: usize,
         make: impl Fn(usize) -> TokenStream + 'a,
     ) -> TokenStream {
-        if !self.defer || len < MIN_DEFERRED {
-            return (0..len).map(make).collect();
+        #[cfg(feature = "format")]
+        if let Some(deferred) = &self.deferred
+            && len >= MIN_DEFERRED
+        {
+            let mut deferred = deferred.borrow_mut();
+            let id = deferred.len();
+            deferred.push(Deferred {
+                kind,
+                len,
+                make: Box::new(make),
+            });
+            let (start, end) = (
+                sentinel(id, Edge::Start, kind),
+                sentinel(id, Edge::End, kind),
+            );
+            return quote! { #start #end };
         }
-        let mut deferred = self.deferred.borrow_mut();
-        let id = deferred.len();
-        deferred.push(Deferred {
-            kind,
-            len,
-            make: Box::new(make),
-        });
-        let (start, end) = (
-            sentinel(id, Edge::Start, kind),
-            sentinel(id, Edge::End, kind),
-        );
-        quote! { #start #end }
+        #[cfg(not(feature = "format"))]
+        let _ = kind;
+        (0..len).map(make).collect()
     }
 
     /// The deferred lists, by id.
+    #[cfg(feature = "format")]
     pub fn take(self) -> Vec<Deferred<'a>> {
-        self.deferred.into_inner()
+        self.deferred.map(RefCell::into_inner).unwrap_or_default()
     }
 }
 
 /// Which end of a deferred list a sentinel marks.
+#[cfg(feature = "format")]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Edge {
     Start,
@@ -111,6 +131,7 @@ pub(crate) enum Edge {
 }
 
 /// The name both sentinels of list `id` carry. It is long so that two sentinels never fit on one line.
+#[cfg(feature = "format")]
 pub(crate) fn sentinel_name(id: usize, edge: Edge) -> String {
     let edge = match edge {
         Edge::Start => "start",
@@ -120,6 +141,7 @@ pub(crate) fn sentinel_name(id: usize, edge: Edge) -> String {
 }
 
 /// The sentinel element of list `id` at `edge`, in the form an element of `kind` has.
+#[cfg(feature = "format")]
 pub(crate) fn sentinel(id: usize, edge: Edge, kind: Kind) -> TokenStream {
     let name = Ident::new(&sentinel_name(id, edge), Span::call_site());
     match kind {
