@@ -113,7 +113,7 @@ fn pieces_format_as_the_whole() {
     for n in [3, 63, 64, 65, 129, 200, 300] {
         assert_same(&format!("abci{n}"), &abci(n));
     }
-    for n in [63, 64, 130] {
+    for n in [63, 64, 130, 300] {
         assert_same(&format!("plain{n}"), &plain(n));
     }
 }

@@ -395,8 +395,9 @@ fn events_carry_their_data_to_guards_and_hooks() {
         cancelled: Option<String>,
     }
     impl Hooks for Shop {
-        fn in_stock(&self, t: &Transition<'_>) -> bool {
-            matches!(t.message, Message::Place(p) if p.qty <= self.stock)
+        // A guard named on one event with data receives the data.
+        fn in_stock(&self, _: &Transition<'_>, data: &messages::Place) -> bool {
+            data.qty <= self.stock
         }
         fn on_place(&mut self, _: &Transition<'_>, data: &messages::Place) {
             self.stock -= data.qty;
@@ -439,6 +440,41 @@ fn events_carry_their_data_to_guards_and_hooks() {
         Ok(State::Shipped)
     );
     assert_eq!(State::Placed.next(Event::Ship), Ok(State::Shipped));
+}
+
+/// The owning machine keeps its state and context: messages go in, a refused one changes nothing, and a message
+/// struct compares and hashes as its fields do.
+#[test]
+fn an_owning_machine_handles_messages_and_keeps_its_state() {
+    use orders::orders::{Hooks, State, StateMachine, Transition, messages};
+    #[derive(Debug, Default)]
+    struct Stock(u32);
+    impl Hooks for Stock {
+        fn in_stock(&self, _: &Transition<'_>, data: &messages::Place) -> bool {
+            data.qty <= self.0
+        }
+    }
+    let mut machine = StateMachine::new(Stock(2));
+    let place = |qty| messages::Place {
+        item: "pear".into(),
+        qty,
+    };
+    assert!(machine.handle(place(3)).is_err());
+    assert_eq!(machine.state(), State::Open);
+    assert_eq!(machine.handle(place(2)), Ok(State::Placed));
+    assert_eq!(
+        machine.handle(orders::orders::Message::Ship),
+        Ok(State::Shipped)
+    );
+    assert_eq!(machine.context().0, 2);
+    let hash = |p: &messages::Place| {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::hash::DefaultHasher::new();
+        p.hash(&mut h);
+        h.finish()
+    };
+    assert_eq!(hash(&place(1)), hash(&place(1)));
+    assert_ne!(hash(&place(1)), hash(&place(2)));
 }
 
 mod door {

@@ -26,6 +26,7 @@ pub(crate) const GENERATED_TYPES: &[&str] = &[
     "Round",
     "Spec",
     "State",
+    "StateMachine",
     "Transition",
     "View",
 ];

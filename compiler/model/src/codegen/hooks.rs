@@ -8,7 +8,8 @@
 use super::docs;
 use super::lists::{Kind, Lists};
 use super::table::{is_guarded, pairs};
-use super::tokens::{rust_type, snake, variant};
+use super::tokens::{eq_hash, rust_type, snake, variant};
+use super::typed::{self, Typed};
 use crate::hooks;
 use crate::spec::dialogue::ActionSide;
 use crate::spec::{Action, EventId, Machine, StateId};
@@ -35,8 +36,15 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
             let doc = format!(" `{}` of `{}`.", f.name, ev.name);
             quote! { #[doc = #doc] pub #fid: #ty }
         });
-        quote! { #doc #[derive(Clone, Debug, PartialEq)] pub struct #id { #(#fields,)* } }
+        let derives = derives(eq_hash(ev.fields.iter().map(|f| f.ty.text.as_str())));
+        quote! { #doc #derives pub struct #id { #(#fields,)* } }
     });
+    let all_eq_hash = eq_hash(
+        with_data
+            .iter()
+            .flat_map(|&e| m.event(e).fields.iter().map(|f| f.ty.text.as_str())),
+    );
+    let message_derives = derives(all_eq_hash);
     let variants = m.events.iter().map(|e| {
         let id = variant(&e.name.text);
         let doc = format!(" `{}`.", e.name);
@@ -72,7 +80,7 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
         }
 
         /// An event with its data, as `State::fire` takes it.
-        #[derive(Clone, Debug, PartialEq)]
+        #message_derives
         pub enum Message { #(#variants,)* }
 
         impl Message {
@@ -85,6 +93,15 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
         }
 
         #(#froms)*
+    }
+}
+
+/// What a message struct derives: `Eq` and `Hash` too when its fields' types are known to have them.
+fn derives(eq_hash: bool) -> TokenStream {
+    if eq_hash {
+        quote! { #[derive(Clone, Debug, PartialEq, Eq, Hash)] }
+    } else {
+        quote! { #[derive(Clone, Debug, PartialEq)] }
     }
 }
 
@@ -186,22 +203,37 @@ fn data_param(m: &Machine, e: EventId) -> Option<TokenStream> {
 fn hooks_trait<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
     let name = m.name.as_str();
     let (guards, actions) = guards_and_actions(m);
+    let typed = Typed::of(m);
+    let receives = |e: Option<EventId>| {
+        e.map_or(String::new(), |e| {
+            format!(
+                " It receives the data of `{}`, the one event it is named on.",
+                m.event(e).name
+            )
+        })
+    };
     let guard_methods = guards.iter().map(|g| {
         let id = snake(g);
+        let e = typed.guard(g);
         let doc = format!(
             " Guard `{g}`: whether a transition it guards may be taken (`unless {g}` takes it when not). \
-             Asked after the validators, on the source state; it cannot change the context."
+             Asked after the validators, on the source state; it cannot change the context.{}",
+            receives(e)
         );
-        quote! { #[doc = #doc] fn #id(&self, t: &Transition<'_>) -> bool; }
+        let data = typed::param(m, e);
+        quote! { #[doc = #doc] fn #id(&self, t: &Transition<'_> #data) -> bool; }
     });
     let action_methods = actions.iter().map(|(a, sides)| {
         let id = snake(a);
+        let e = typed.action(a);
         let doc = format!(
             " Action `{a}`: runs when a transition that names it (`do {a}`) is taken, in the `on` group, after \
-             `on_transition` and the event's `on_` hook.{}",
-            sides_doc(sides)
+             `on_transition` and the event's `on_` hook.{}{}",
+            sides_doc(sides),
+            receives(e)
         );
-        quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_>); }
+        let data = typed::param(m, e);
+        quote! { #[doc = #doc] fn #id(&mut self, t: &Transition<'_> #data); }
     });
     let event_hook = |which: usize, what: &'static str| {
         lists.list(Kind::Item, m.events.len(), move |i| {
@@ -456,9 +488,10 @@ fn resolve<'a>(
         .into_iter()
         .filter(|(_, list)| is_guarded(m, list))
         .collect();
+    let typed = Typed::of(m);
     let arms = lists.list(Kind::Arm, guarded.len(), move |i| {
         let ((s, e), list) = &guarded[i];
-        candidates(m, *s, *e, list)
+        candidates(m, *s, *e, list, &typed)
     });
     let taken = if any_actions {
         quote! { taken }
@@ -485,7 +518,7 @@ fn resolve<'a>(
 
 /// The arm of a guarded `(state, event)` pair: its candidates in spec order, each validated, the first whose
 /// guards hold taken (its position is the arm's value); when none holds, the event is refused.
-fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStream {
+fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize], typed: &Typed) -> TokenStream {
     let refuse = |reason: TokenStream| {
         quote! {
             return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
@@ -511,11 +544,11 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStrea
             break;
         }
         let conds = t.guards.iter().map(|g| {
-            let id = snake(&g.name.text);
+            let ask = typed::ask(m, &snake(&g.name.text), typed.guard(&g.name.text));
             if g.negated {
-                quote! { !hooks.#id(&t) }
+                quote! { !#ask }
             } else {
-                quote! { hooks.#id(&t) }
+                ask
             }
         });
         tries.extend(quote! {
@@ -532,7 +565,7 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStrea
 
 /// The calls of a transition's actions in the order written; a run of actions of one side of a dialogue is
 /// called only on that side's copy (`t.profile` is the dialogue's `Delivery`).
-fn sided_calls(actions: &[Action]) -> Vec<TokenStream> {
+fn sided_calls(m: &Machine, actions: &[Action], typed: &Typed) -> Vec<TokenStream> {
     let mut out = Vec::new();
     let mut i = 0;
     while let Some(first) = actions.get(i) {
@@ -542,10 +575,9 @@ fn sided_calls(actions: &[Action]) -> Vec<TokenStream> {
             .take_while(|a| a.side.map(|(s, _)| s) == side)
             .collect();
         i += run.len();
-        let calls = run.iter().map(|a| {
-            let id = snake(&a.name.text);
-            quote! { hooks.#id(&t); }
-        });
+        let calls = run
+            .iter()
+            .map(|a| typed::run(m, &snake(&a.name.text), typed.action(&a.name.text)));
         out.push(match side {
             None => quote! { #(#calls)* },
             Some(side) => {
@@ -566,6 +598,7 @@ fn actions<'a>(
 ) -> TokenStream {
     let mut arms = Vec::new();
     let mut side_guards = false;
+    let typed = Typed::of(m);
     for ((s, e), list) in pairs {
         let guarded = is_guarded(m, list);
         for (k, &i) in list.iter().enumerate() {
@@ -598,14 +631,14 @@ fn actions<'a>(
                 Some(side) => {
                     side_guards = true;
                     let sent = side_holds(side);
-                    let calls = t.actions.iter().map(|a| {
-                        let id = snake(&a.name.text);
-                        quote! { hooks.#id(&t); }
-                    });
+                    let calls = t
+                        .actions
+                        .iter()
+                        .map(|a| typed::run(m, &snake(&a.name.text), typed.action(&a.name.text)));
                     (quote! { #pattern if #sent }, quote! { #(#calls)* })
                 }
                 None => {
-                    let calls = sided_calls(&t.actions);
+                    let calls = sided_calls(m, &t.actions, &typed);
                     (pattern, quote! { #(#calls)* })
                 }
             };

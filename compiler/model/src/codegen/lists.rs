@@ -115,6 +115,20 @@ impl<'a> Lists<'a> {
         (0..len).map(make).collect()
     }
 
+    /// Whether a list of `len` elements is deferred. A list of lists defers either the outer list (each element
+    /// then made whole) or the inner ones, never both: a deferred list is formatted inside the item holding it,
+    /// and an item holding one deferred list per element of a long outer list would be formatted once per
+    /// inner list, in time quadratic in the outer list's length.
+    pub fn defers(&self, len: usize) -> bool {
+        #[cfg(feature = "format")]
+        return self.deferred.is_some() && len >= MIN_DEFERRED;
+        #[cfg(not(feature = "format"))]
+        {
+            let _ = len;
+            false
+        }
+    }
+
     /// The deferred lists, by id.
     #[cfg(feature = "format")]
     pub fn take(self) -> Vec<Deferred<'a>> {

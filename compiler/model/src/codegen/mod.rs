@@ -27,6 +27,7 @@ mod origin;
 mod staged;
 mod table;
 mod tokens;
+mod typed;
 
 #[cfg(feature = "format")]
 pub use format::WriteError;
@@ -258,6 +259,9 @@ fn system_items<'a>(
     let driven = matches!(m.profile, Profile::Abci | Profile::Staged);
     if !driven && !m.events.is_empty() {
         out.extend(behaviour::generate(m));
+    }
+    if m.profile == Profile::Plain && !m.events.is_empty() {
+        out.extend(behaviour::owning(m));
     }
     if let Some(origin) = origin {
         out.extend(origin::generate(m, origin, spec));

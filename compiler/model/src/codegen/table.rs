@@ -120,22 +120,15 @@ fn dense<'a>(
     for ((from, e), to) in &targets {
         cells[e.index()][from.index()] = Some(*to);
     }
-    // A row is a long list; the rows themselves are as many as the events and are never deferred, so that no
-    // deferred list holds another.
     let cells = Rc::new(cells);
-    let rows: Vec<TokenStream> = (0..ne)
-        .map(|e| {
-            let cells = Rc::clone(&cells);
-            let row = lists.list(Kind::Elem, ns, move |i| match cells[e][i] {
-                Some(s) => {
-                    let v = variant(&m.state(s).name.text);
-                    quote! { ::core::option::Option::Some(State::#v), }
-                }
-                None => quote! { ::core::option::Option::None, },
-            });
-            quote! { [#row] }
-        })
-        .collect();
+    let cell = move |cells: &[Vec<Option<StateId>>], e: usize, i: usize| match cells[e][i] {
+        Some(s) => {
+            let v = variant(&m.state(s).name.text);
+            quote! { ::core::option::Option::Some(State::#v), }
+        }
+        None => quote! { ::core::option::Option::None, },
+    };
+    let rows = nested(lists, ne, ns, move |e, i| cell(&cells, e, i), move |_| ns);
     let example = targets.first().map(|((from, e), to)| {
         let doc = format!(
             " `State::{}.next(Event::{})` is `Ok(State::{})`.",
@@ -147,7 +140,7 @@ fn dense<'a>(
     });
     quote! {
         /// The transition table: `TABLE[event][state]` is the next state, if the event alone decides it.
-        static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#(#rows),*];
+        static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#rows];
 
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -180,25 +173,21 @@ fn sparse<'a>(
     for ((from, e), to) in unguarded_targets(m) {
         rows[e.index()].push((from, to));
     }
-    // As in `dense`, only the rows are deferred.
-    let rows: Vec<TokenStream> = rows
-        .into_iter()
-        .map(|row| {
-            let pairs = lists.list(Kind::Elem, row.len(), move |i| {
-                let (from, to) = row[i];
-                let (f, t) = (
-                    variant(&m.state(from).name.text),
-                    variant(&m.state(to).name.text),
-                );
-                quote! { (State::#f, State::#t), }
-            });
-            quote! { &[#pairs] }
-        })
-        .collect();
+    let rows = Rc::new(rows);
+    let lens = Rc::clone(&rows);
+    let pair = move |e: usize, i: usize| {
+        let (from, to) = rows[e][i];
+        let (f, t) = (
+            variant(&m.state(from).name.text),
+            variant(&m.state(to).name.text),
+        );
+        quote! { (State::#f, State::#t), }
+    };
+    let rows = nested(lists, ne, 0, pair, move |e| lens[e].len());
     quote! {
         /// The transitions of each event that the event alone decides, sorted by source state: `ROWS[event]`
         /// holds `(from, to)` pairs.
-        static ROWS: [&[(State, State)]; #ne_lit] = [#(#rows),*];
+        static ROWS: [&[(State, State)]; #ne_lit] = [#rows];
 
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -219,4 +208,35 @@ fn sparse<'a>(
             }
         }
     }
+}
+
+/// The rows of a table, `rows` of them, row `e` holding `len(e)` elements made by `cell(e, i)`: an array per
+/// row (a slice when `width` is 0), each followed by a comma. Either the rows or the elements of each row are
+/// deferred, never both (see [`Lists::defers`]).
+fn nested<'a>(
+    lists: &Lists<'a>,
+    rows: usize,
+    width: usize,
+    cell: impl Fn(usize, usize) -> TokenStream + 'a,
+    len: impl Fn(usize) -> usize + 'a,
+) -> TokenStream {
+    let wrap = move |inner: TokenStream| {
+        if width == 0 {
+            quote! { &[#inner], }
+        } else {
+            quote! { [#inner], }
+        }
+    };
+    if lists.defers(rows) {
+        return lists.list(Kind::Elem, rows, move |e| {
+            wrap((0..len(e)).map(|i| cell(e, i)).collect())
+        });
+    }
+    let cell = Rc::new(cell);
+    (0..rows)
+        .map(|e| {
+            let cell = Rc::clone(&cell);
+            wrap(lists.list(Kind::Elem, len(e), move |i| cell(e, i)))
+        })
+        .collect()
 }

@@ -24,6 +24,46 @@ pub(crate) fn snake(name: &str) -> Ident {
     Ident::new(&ident::snake(name), Span::call_site())
 }
 
+/// Whether a struct of fields of these types may derive `Eq` and `Hash`: when every type is one the generator
+/// knows implements both, the standard library's numbers but the floats, `bool`, `char`, `String`, and `Vec`,
+/// `Option`, `Box`, `BTreeMap`, `BTreeSet`, tuples and arrays of them. A type of the user's crate may implement
+/// them or not: a struct with one derives only what every data struct does.
+pub(crate) fn eq_hash<'t>(types: impl IntoIterator<Item = &'t str>) -> bool {
+    types.into_iter().all(|text| {
+        syn::parse_str::<syn::Type>(text)
+            .ok()
+            .is_some_and(|t| known_eq_hash(&t))
+    })
+}
+
+fn known_eq_hash(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let args = match &last.arguments {
+                syn::PathArguments::None => Vec::new(),
+                syn::PathArguments::AngleBracketed(a) => a.args.iter().collect(),
+                syn::PathArguments::Parenthesized(_) => return false,
+            };
+            let leaf = match last.ident.to_string().as_str() {
+                "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
+                | "i128" | "isize" | "bool" | "char" | "String" => args.is_empty(),
+                "Vec" | "Option" | "Box" | "BTreeMap" | "BTreeSet" => !args.is_empty(),
+                _ => false,
+            };
+            leaf && args
+                .iter()
+                .all(|g| matches!(g, syn::GenericArgument::Type(t) if known_eq_hash(t)))
+        }
+        syn::Type::Tuple(t) => t.elems.iter().all(known_eq_hash),
+        syn::Type::Array(a) => known_eq_hash(&a.elem),
+        syn::Type::Paren(p) => known_eq_hash(&p.elem),
+        _ => false,
+    }
+}
+
 /// The Rust type a spec writes as text (a key's, a field's, a payload's).
 pub(crate) fn rust_type(text: &str) -> TokenStream {
     match syn::parse_str::<syn::Type>(text) {

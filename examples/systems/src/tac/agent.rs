@@ -234,10 +234,8 @@ impl Hooks for Agent {
     }
 
     // The proposer keeps its proposal, under the proposal's message id, until it is answered.
-    fn store_pending_proposal(&mut self, t: &Transition<'_>) {
-        let (d, Message::Propose(p)) = (t.profile, t.message) else {
-            return;
-        };
+    fn store_pending_proposal(&mut self, t: &Transition<'_>, p: &messages::Propose) {
+        let d = t.profile;
         let tx = self.transaction(d, &p.goods, p.price);
         let at = self.now;
         if let Err(e) = self
@@ -249,10 +247,8 @@ impl Hooks for Agent {
     }
 
     // The initiator accepts a proposal profitable against its forward-looking state.
-    fn answer_proposal(&mut self, t: &Transition<'_>) {
-        let (d, Message::Propose(p)) = (t.profile, t.message) else {
-            return;
-        };
+    fn answer_proposal(&mut self, t: &Transition<'_>, p: &messages::Propose) {
+        let d = t.profile;
         if self.profitable(d, &p.goods, p.price) {
             let (goods, price) = (p.goods.clone(), p.price);
             self.reply(d, messages::Accept { goods, price });
@@ -274,10 +270,8 @@ impl Hooks for Agent {
         }
     }
 
-    fn add_pending_initial_acceptance(&mut self, t: &Transition<'_>) {
-        let (d, Message::Accept(a)) = (t.profile, t.message) else {
-            return;
-        };
+    fn add_pending_initial_acceptance(&mut self, t: &Transition<'_>, a: &messages::Accept) {
+        let d = t.profile;
         let tx = self.recorded(d, &a.goods, a.price);
         let (dialogue, id, at) = (d.dialogue(), d.message_id(), self.now);
         if let Err(e) = self
@@ -298,10 +292,8 @@ impl Hooks for Agent {
 
     // The responder has popped its proposal (the action before this one); it re-checks the terms against its
     // state now, which may have changed since it proposed, and matches or declines.
-    fn answer_acceptance(&mut self, t: &Transition<'_>) {
-        let (d, Message::Accept(a)) = (t.profile, t.message) else {
-            return;
-        };
+    fn answer_acceptance(&mut self, t: &Transition<'_>, a: &messages::Accept) {
+        let d = t.profile;
         if self.profitable(d, &a.goods, a.price) {
             let (goods, price) = (a.goods.clone(), a.price);
             self.reply(d, messages::MatchAccept { goods, price });
@@ -328,7 +320,7 @@ impl Hooks for Agent {
 
     // Both parties, each from its own ledger: the locked transaction becomes the request to the controller,
     // and from now on only the controller's answer releases it.
-    fn request_settlement(&mut self, t: &Transition<'_>) {
+    fn request_settlement(&mut self, t: &Transition<'_>, _: &messages::MatchAccept) {
         let dialogue = t.profile.dialogue();
         let Some(id) = self.ledger.locked_in(dialogue).map(|tx| tx.id()) else {
             self.fault(format!("nothing locked in {dialogue}"));
