@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Token};
 
+mod bounds;
+
 /// Generates the Rust for a `.fsm` spec (or an Open Autonomy `fsm_specification.yaml`).
 ///
 /// ```text
@@ -251,7 +253,9 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
         Some(checked) => {
             let code = fsmc_model::codegen::generate(checked);
             let warnings = warnings(args, c);
-            quote! { #tracked #code #warnings }
+            let bounds = bounds::assertions(c, checked);
+            // The bounds come first: rustc reports in the order of the items, and their errors name the spec's line.
+            quote! { #tracked #bounds #code #warnings }
         }
         None => {
             let errors: Vec<&Diagnostic> = c.diagnostics.iter().filter(|d| d.is_error()).collect();

@@ -8,8 +8,10 @@ use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use std::io::Write;
 
-/// How many elements of a deferred list are formatted together.
+/// How many elements of a deferred list are formatted together, at most, and how many tokens they may hold:
+/// a piece's tree is what `gen` holds besides the spec, whatever the machine's size.
 const PIECE: usize = 128;
+const PIECE_TOKENS: usize = 16_384;
 
 /// Why formatted code could not be written.
 #[derive(Debug)]
@@ -141,8 +143,11 @@ fn expand(
         || matches!(&items[*last], syn::Item::Fn(f) if f.sig.ident == sentinel_name(id, Edge::Start));
     let holder = items[*last].to_token_stream();
     let end = sentinel_name(id, Edge::End);
-    for start in (0..list.len).step_by(PIECE) {
-        let piece = super::clean_docs(list.elements(start..list.len.min(start + PIECE)));
+    let mut start = 0;
+    while start < list.len {
+        let (piece, next) = list.piece(start, PIECE, PIECE_TOKENS);
+        start = next;
+        let piece = super::clean_docs(piece);
         let mut code = if alone {
             let (first, last) = (
                 sentinel(id, Edge::Start, list.kind),

@@ -50,9 +50,18 @@ pub(crate) struct Deferred<'a> {
 
 #[cfg(feature = "format")]
 impl Deferred<'_> {
-    /// The elements `range` of the list, in order.
-    pub fn elements(&self, range: std::ops::Range<usize>) -> TokenStream {
-        range.map(|i| (self.make)(i)).collect()
+    /// The elements from `start` on, as many as make a piece: at most `max` elements, and fewer once they hold
+    /// `max_tokens` tokens (an element may be a whole table row). Returns them and where the next piece starts.
+    pub fn piece(&self, start: usize, max: usize, max_tokens: usize) -> (TokenStream, usize) {
+        let mut out = TokenStream::new();
+        let (mut at, mut tokens) = (start, 0);
+        while at < self.len && at - start < max && tokens < max_tokens {
+            let element = (self.make)(at);
+            tokens += count(&element);
+            out.extend(element);
+            at += 1;
+        }
+        (out, at)
     }
 }
 
@@ -134,6 +143,19 @@ impl<'a> Lists<'a> {
     pub fn take(self) -> Vec<Deferred<'a>> {
         self.deferred.map(RefCell::into_inner).unwrap_or_default()
     }
+}
+
+/// How many tokens `tokens` holds, groups' contents included.
+#[cfg(feature = "format")]
+fn count(tokens: &TokenStream) -> usize {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => 1 + count(&g.stream()),
+            _ => 1,
+        })
+        .sum()
 }
 
 /// Which end of a deferred list a sentinel marks.

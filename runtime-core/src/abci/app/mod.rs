@@ -48,6 +48,7 @@
 
 mod behaviour;
 mod block;
+mod bounds;
 mod consensus;
 mod context;
 #[cfg(test)]
@@ -59,6 +60,7 @@ mod tests;
 
 pub use behaviour::{Abstain, Acted, Drive, Pending, now_or_never};
 pub use block::{AgentId, AppHash, Block, EncodeError, Submission, Tx, decode, encode};
+pub use bounds::{Key, Payload};
 pub use consensus::{ConsensusLayer, Node, NodeError, Stepped};
 pub use context::Context;
 pub use replica::{App, AppError, AppStep, BlockReport, Cause, Genesis, Rejected};

@@ -1,0 +1,39 @@
+//! What the types a spec names must implement, as traits the generated code asserts once per type, where the
+//! spec names it: a type missing one gets one error that names the type, what it lacks, and (in the name of the
+//! function that asks) the state or key and the spec's line, before the errors rustc finds where the type is
+//! used inside the runtime.
+//!
+//! Implement them with derives: `#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord,
+//! fsmc_runtime::borsh::BorshSerialize, fsmc_runtime::borsh::BorshDeserialize)]` and
+//! `#[borsh(crate = "fsmc_runtime::borsh")]` (the runtime re-exports borsh with its derives, so a crate needs
+//! no borsh of its own).
+
+use borsh::{BorshDeserialize, BorshSerialize};
+use std::fmt::Debug;
+
+/// A round's payload: cloned into the round, shown in its `Debug`, kept in sorted maps and counted by value
+/// (`Ord`, which the encoding of every round's collection needs too, a custom round's included), encoded into
+/// the transaction and the app hash (`BorshSerialize`, `BorshDeserialize`), and handed between the node's
+/// tasks (`Send`, `Sync`, `'static`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a round's payload: a payload is `Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 'static`",
+    label = "the spec names it as a payload; the function's name gives the state and the spec's line",
+    note = "derive them (`Ord` needs `PartialEq`, `Eq` and `PartialOrd` too); borsh's derives are `fsmc_runtime::borsh::{{BorshSerialize, BorshDeserialize}}` with `#[borsh(crate = \"fsmc_runtime::borsh\")]`"
+)]
+pub trait Payload {}
+
+impl<T: Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 'static> Payload
+    for T
+{
+}
+
+/// The type of a key of the synchronized data: cloned into each period, shown in `Debug`, hashed into the app
+/// hash (`BorshSerialize`), and read by behaviours on the node's tasks (`Send`, `Sync`, `'static`).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a key's type: a key is `Clone + Debug + BorshSerialize + Send + Sync + 'static`",
+    label = "the spec names it as a key's type; the function's name gives the key and the spec's line",
+    note = "derive them; borsh's derive is `fsmc_runtime::borsh::BorshSerialize` with `#[borsh(crate = \"fsmc_runtime::borsh\")]`"
+)]
+pub trait Key {}
+
+impl<T: Clone + Debug + BorshSerialize + Send + Sync + 'static> Key for T {}
