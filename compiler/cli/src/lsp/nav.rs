@@ -426,7 +426,13 @@ fn fsm_state(m: &ast::Machine, name: &str) -> Option<String> {
                     )
                 })
                 .collect();
-            let _ = write!(s, "A `{}` round of machine `{}`", k.name(), m.name);
+            // "An `only_keeper_sends` round", "A `voting` round".
+            let article = if k.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "An"
+            } else {
+                "A"
+            };
+            let _ = write!(s, "{article} `{}` round of machine `{}`", k.name(), m.name);
             if !outcomes.is_empty() {
                 let _ = write!(s, "; outcomes {}", outcomes.join(", "));
             }

@@ -146,3 +146,14 @@ fn nothing_is_said_of_a_keyword_a_blank_or_a_comment() {
         expect!["null"],
     );
 }
+
+/// A round kind that starts with a vowel takes "An".
+#[test]
+fn a_round_kind_takes_its_article() {
+    let spec = "machine KeeperAbciApp: abci {\n    event DONE;\n    start default state SendRound: only_keeper_sends;\n    final state DoneRound;\n    (SendRound, DONE) -> DoneRound;\n}\n";
+    let text = hover(&mark(spec, "SendRound", 0, 2));
+    assert!(
+        text.contains("An `only_keeper_sends` round of machine `KeeperAbciApp`"),
+        "{text}"
+    );
+}
