@@ -546,3 +546,22 @@ fn one_byte_order_mark_starts_a_file_and_a_second_is_refused_as_upstream_does() 
     assert_eq!(seen[0].0, Code::YamlSyntax);
     assert_eq!(seen[0].2, "\u{FEFF}");
 }
+
+/// A YAML spec cannot hold a lint attribute: the naming lints' help names `-A` instead.
+#[test]
+fn naming_lints_of_a_yaml_spec_suggest_the_flag() {
+    let dir = fsmc_testkit::scratch("yaml-lint-help");
+    let spec = dir.path().join("fsm_specification.yaml");
+    std::fs::write(
+        &spec,
+        "alphabet_in:\n- DONE\ndefault_start_state: Idle\nfinal_states:\n- DoneRound\nlabel: Tiny\n\
+         start_states:\n- Idle\nstates:\n- DoneRound\n- Idle\ntransition_func:\n  (Idle, DONE): DoneRound\n",
+    )
+    .unwrap();
+    let o = fsmc_testkit::capture(["check", spec.to_str().unwrap()], |argv, out, err| {
+        fsmc::cli::run(argv, out, err, false)
+    });
+    assert!(o.stdout.contains("`-A state_naming`"), "{}", o.stdout);
+    assert!(o.stdout.contains("`-A app_naming`"), "{}", o.stdout);
+    assert!(!o.stdout.contains("#[allow("), "{}", o.stdout);
+}

@@ -36,6 +36,16 @@ impl System for Abci {
     /// Open Autonomy naming conventions: app labels end in `AbciApp`, states in `Round`. Upstream checks
     /// naming only once everything else passes; so do we.
     fn conventions(&self, m: &Machine, out: &mut Vec<Diagnostic>) {
+        // A YAML spec cannot hold a lint attribute: its help names the command-line flag instead.
+        let allow = |lint: &str| {
+            if m.origin == Origin::OaYaml {
+                format!(
+                    "rename it, or allow the lint with `-A {lint}` (a YAML spec holds no attributes)"
+                )
+            } else {
+                format!("rename it, or allow the lint with `#[allow({lint})]`")
+            }
+        };
         let label = m.label.as_ref().unwrap_or(&m.name);
         if !label.text.ends_with("AbciApp") {
             let what = if m.origin == Origin::Composed {
@@ -49,7 +59,7 @@ impl System for Abci {
                     format!("{what} label `{label}` does not end in `AbciApp`"),
                 )
                 .at(label.span, "Open Autonomy names apps `…AbciApp`")
-                .help("rename it, or allow the lint with `#[allow(app_naming)]`"),
+                .help(allow("app_naming")),
             );
         }
         for s in &m.states {
@@ -60,7 +70,7 @@ impl System for Abci {
                         format!("state `{}` does not end in `Round`", s.name),
                     )
                     .at(s.name.span, "Open Autonomy names rounds `…Round`")
-                    .help("rename it, or allow the lint with `#[allow(state_naming)]`"),
+                    .help(allow("state_naming")),
                 );
             }
         }
