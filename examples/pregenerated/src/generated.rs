@@ -398,4 +398,51 @@ pub mod turnstile {
         };
         ::core::option::Option::Some(state.fire(&message, behaviour))
     }
+    /// The machine with its state and its context: [`StateMachine::handle`] fires a message with the
+    /// context's hooks and keeps the new state; a refused message changes neither.
+    #[derive(Clone, Debug)]
+    pub struct StateMachine<H: Hooks> {
+        state: State,
+        context: H,
+    }
+    impl<H: Hooks> StateMachine<H> {
+        /// A machine in the default start state, with `context` as its hooks.
+        pub fn new(context: H) -> Self {
+            Self::with_state(State::DEFAULT_START, context)
+        }
+        /// A machine in `state`, with `context` as its hooks.
+        pub fn with_state(state: State, context: H) -> Self {
+            StateMachine { state, context }
+        }
+        /// The state the machine is in.
+        pub fn state(&self) -> State {
+            self.state
+        }
+        /// The context its hooks see.
+        pub fn context(&self) -> &H {
+            &self.context
+        }
+        /// The context, to change between messages.
+        pub fn context_mut(&mut self) -> &mut H {
+            &mut self.context
+        }
+        /// The context, once the machine is done with.
+        pub fn into_context(self) -> H {
+            self.context
+        }
+        /// Fires `message` (a `Message`, or the data of an event that carries some) from the current state
+        /// and moves to the state it leads to, which it returns; a refused message changes nothing and the
+        /// error says why (and which guard, if guards said no).
+        pub fn handle(
+            &mut self,
+            message: impl ::core::convert::Into<Message>,
+        ) -> ::core::result::Result<
+            State,
+            ::fsmc_runtime::InvalidTransition<State, Event>,
+        > {
+            let next = self.state.fire(&message.into(), &mut self.context)?;
+            self.state = next;
+            ::core::result::Result::Ok(next)
+        }
+    }
 }
