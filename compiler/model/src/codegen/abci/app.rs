@@ -25,16 +25,19 @@ pub(super) fn generate<'a>(
         uses_data: false,
         customs: Vec::new(),
     };
+    let conventional = m.conventional_outcome_events();
     for sid in m.state_ids() {
         let s = m.state(sid);
         if s.is_final {
             continue;
         }
-        let none_handled = m.outcome_event(sid, OutcomeKind::None).is_some_and(|e| {
-            outgoing[sid.index()]
-                .iter()
-                .any(|&t| m.transitions[t].event == Some(e))
-        });
+        let none_handled = m
+            .outcome_event_in(sid, OutcomeKind::None, &conventional)
+            .is_some_and(|e| {
+                outgoing[sid.index()]
+                    .iter()
+                    .any(|&t| m.transitions[t].event == Some(e))
+            });
         let Some(r) = app_round(m, sid, none_handled) else {
             return quote! {};
         };
@@ -238,8 +241,10 @@ fn round_impl<'a>(
     };
     let ends = {
         let (rounds, outgoing) = (Rc::clone(rounds), Rc::clone(outgoing));
+        // Looked up once: a lookup per round is a search of the events per round.
+        let conventional = m.conventional_outcome_events();
         lists.list(Kind::Arm, rounds.len(), move |i| match rounds.get(i) {
-            Some(r) if r.custom => custom::end_block(m, &outgoing, &r),
+            Some(r) if r.custom => custom::end_block(m, &outgoing, &conventional, &r),
             Some(r) => end_block(&r),
             None => TokenStream::new(),
         })

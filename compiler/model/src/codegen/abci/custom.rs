@@ -130,7 +130,13 @@ fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
 }
 
 /// The arm of `end_block` for custom round `r`: asks the app's logic, writes what it returns, names the event.
-pub(super) fn end_block(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
+/// `conventional` is [`Machine::conventional_outcome_events`], looked up once for every round.
+pub(super) fn end_block(
+    m: &Machine,
+    outgoing: &[Vec<usize>],
+    conventional: &[Option<EventId>],
+    r: &AppRound,
+) -> TokenStream {
     let sid = r.sid;
     let s = m.state(sid);
     let (sv, method) = (&r.state, &r.method);
@@ -141,7 +147,7 @@ pub(super) fn end_block(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> T
         // and starts a reset round's new period.
         let kind = OutcomeKind::ALL
             .iter()
-            .find(|o| m.outcome_event(sid, **o) == Some(e))
+            .find(|o| m.outcome_event_in(sid, **o, conventional) == Some(e))
             .map_or(quote! { ::core::option::Option::None }, |o| {
                 let o = Ident::new(&format!("{o:?}"), Span::call_site());
                 quote! { ::core::option::Option::Some(::fsmc_runtime::rounds::OutcomeKind::#o) }

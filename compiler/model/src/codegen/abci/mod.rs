@@ -45,6 +45,7 @@ pub(crate) fn generate<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
             .any(|&t| m.transitions[t].event == Some(e))
     };
     // Only outcomes the state has a transition for: an outcome without one never ends the round.
+    let conventional = m.conventional_outcome_events();
     let outcomes: Vec<(StateId, OutcomeKind, EventId)> = m
         .state_ids()
         .flat_map(|sid| {
@@ -52,7 +53,10 @@ pub(crate) fn generate<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
                 .round_kind()
                 .outcomes()
                 .iter()
-                .filter_map(move |(o, _)| m.outcome_event(sid, *o).map(|e| (sid, *o, e)))
+                .filter_map(|(o, _)| {
+                    m.outcome_event_in(sid, *o, &conventional)
+                        .map(|e| (sid, *o, e))
+                })
                 .filter(|(_, _, e)| has_transition(sid, *e))
                 .collect::<Vec<_>>()
         })
