@@ -23,7 +23,7 @@ use malachitebft_app_channel::{
 };
 
 use crate::codec::BorshCodec;
-use crate::config::{ConfigError, EngineConfig, Home};
+use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
 use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
@@ -37,6 +37,8 @@ const IDLE_WAIT: Duration = Duration::from_millis(100);
 pub enum RunError {
     /// Its home directory is missing or wrong.
     Config(ConfigError),
+    /// Its binary was built from another spec than the one its genesis names.
+    Spec(SpecMismatch),
     /// Its block store is damaged or unreadable.
     Store(StoreError),
     /// Replaying its own store did not give back the app hashes it had stored.
@@ -60,6 +62,7 @@ impl Display for RunError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Self::Config(e) => Display::fmt(e, f),
+            Self::Spec(e) => Display::fmt(e, f),
             Self::Store(e) => write!(f, "{e}; halting"),
             Self::Replay {
                 height,
@@ -228,8 +231,9 @@ pub trait Observer<S: AppSpec> {
 /// Runs the node whose home is `home`, with `agent` as its behaviour and `logic` deciding the app's custom
 /// rounds, until the engine or a check stops it.
 ///
-/// Before the engine starts, the replica replays the node's own block store, and each block must give back
-/// the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
+/// First the genesis must name the spec fingerprint of `S`: a node built from another spec stops here, before
+/// it opens its store. Before the engine starts, the replica replays the node's own block store, and each block
+/// must give back the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
 pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Path,
     agent: Arc<B>,
@@ -246,6 +250,9 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     logic: Arc<S::Logic>,
     observer: &mut dyn Observer<S>,
 ) -> Result<(), RunError> {
+    home.genesis
+        .check_spec(&S::FINGERPRINT)
+        .map_err(RunError::Spec)?;
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {

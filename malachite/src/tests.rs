@@ -460,10 +460,10 @@ fn the_proposals_file_is_emptied_only_now_and_then_and_keeps_what_is_current() {
 #[test]
 fn a_generated_network_loads_and_bad_genesis_is_refused() {
     let dir = tempfile::tempdir().expect("dir");
-    let homes = write_testnet(dir.path(), &TestnetOptions::new(4)).expect("testnet");
+    let homes = write_testnet(dir.path(), &TestnetOptions::new(4, [3; 32])).expect("testnet");
     assert_eq!(homes.len(), 4);
     assert!(
-        write_testnet(dir.path(), &TestnetOptions::new(4)).is_err(),
+        write_testnet(dir.path(), &TestnetOptions::new(4, [3; 32])).is_err(),
         "a second network is not written over the first"
     );
     let loaded: Vec<Home> = homes.iter().map(|h| Home::load(h).expect("load")).collect();

@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use fsmc_examples::oracle::oracle_abci_app::Spec;
 use fsmc_malachite::config::{TestnetOptions, write_testnet};
 use fsmc_malachite::launch::{NodeProcess, TraceLine, read_trace, trace_files};
 use fsmc_malachite::{node_address, stored_hashes};
-use fsmc_runtime::app::AppHash;
+use fsmc_runtime::app::{AppHash, AppSpec};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_oracle-node");
 
@@ -37,7 +38,7 @@ impl Net {
         let options = TestnetOptions {
             block_interval_ms,
             timeout_propose_ms: 600,
-            ..TestnetOptions::new(nodes)
+            ..TestnetOptions::new(nodes, Spec::FINGERPRINT)
         };
         let homes = write_testnet(dir.path(), &options).expect("testnet");
         Net {
