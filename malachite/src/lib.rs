@@ -22,6 +22,7 @@
 //! A node whose store is damaged, or whose app hash differs from the one the other validators built on, stops
 //! with an error instead of going on.
 
+mod claim;
 pub mod cli;
 pub mod codec;
 pub mod config;

@@ -74,6 +74,11 @@ impl LocalNet {
             .arg("--home")
             .arg(&self.homes[i])
             .args(extra);
+        self.spawn(i, command)
+    }
+
+    /// Starts `command` as node `i` (a node of another program, say): it must run the node at `homes()[i]`.
+    pub fn spawn(&mut self, i: usize, command: Command) -> std::io::Result<()> {
         self.nodes[i] = Some(NodeProcess::spawn(command, &self.homes[i])?);
         Ok(())
     }

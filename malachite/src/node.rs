@@ -22,12 +22,13 @@ use malachitebft_app_channel::{
     Signer, SyncContext, WalContext, start_engine,
 };
 
+use crate::claim::{check_port, lock_home};
 use crate::codec::BorshCodec;
 use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
-use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp};
+use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
-use crate::types::{Address, BlockValue, FsmcContext, ValidatorSet};
+use crate::types::{Address, BlockValue, FsmcContext, SignedTx, ValidatorSet};
 
 /// How long the node waits for a block or a wake before stepping anyway (a behaviour that forgot to wake).
 const IDLE_WAIT: Duration = Duration::from_millis(100);
@@ -101,6 +102,17 @@ pub struct EngineLayer {
     next: Option<ToApp>,
     commits: UnboundedSender<(u64, AppHash)>,
     to_host: UnboundedSender<FromApp>,
+    /// Signs this node's transactions and checks them as peers will.
+    signer: TxSigner,
+    /// The transaction [`ConsensusLayer::check`] signed and passed, for `submit` to send.
+    checked: Option<SignedTx>,
+}
+
+/// What a node needs to sign its own transactions and check them exactly as its peers check them.
+struct TxSigner {
+    chain_id: String,
+    key: PrivateKey,
+    validators: ValidatorSet,
 }
 
 impl EngineLayer {
@@ -168,9 +180,22 @@ impl ConsensusLayer for EngineLayer {
     type Error = Halted;
 
     fn submit(&mut self, tx: Vec<u8>) -> Result<(), Halted> {
+        let signed = match self.checked.take() {
+            Some(signed) if signed.data == tx => signed,
+            _ => SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx),
+        };
         self.to_host
-            .send(FromApp::Tx(tx))
+            .send(FromApp::Tx(signed))
             .map_err(|_| Halted("the consensus engine stopped".into()))
+    }
+
+    /// Signs the transaction and checks it as every peer will (size, signature, chain): a payload they would
+    /// refuse never enters the mempool, where it would make every block this node proposes invalid.
+    fn check(&mut self, tx: &[u8]) -> Result<(), String> {
+        let signed = SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx.to_vec());
+        check_tx(&self.signer.chain_id, &self.signer.validators, &signed)?;
+        self.checked = Some(signed);
+        Ok(())
     }
 
     /// What [`EngineLayer::wait`] received, then whatever else has arrived: never waits, so the replica acts
@@ -232,7 +257,8 @@ pub trait Observer<S: AppSpec> {
 /// rounds, until the engine or a check stops it.
 ///
 /// First the genesis must name the spec fingerprint of `S`: a node built from another spec stops here, before
-/// it opens its store. Before the engine starts, the replica replays the node's own block store, and each block
+/// it opens its store. Then the node locks its home (a second process on it is refused) and checks that its
+/// port is free. Before the engine starts, the replica replays the node's own block store, and each block
 /// must give back the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
 pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Path,
@@ -253,6 +279,10 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     home.genesis
         .check_spec(&S::FINGERPRINT)
         .map_err(RunError::Spec)?;
+    // Held until the node stops: a second process on this home would open the same store and sign with the
+    // same key.
+    let _lock = lock_home(&home.dir)?;
+    check_port(&home.settings.listen_addr, &home.dir)?;
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {
@@ -279,6 +309,11 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         commits: commits_rx,
         from_app,
     };
+    let signer = TxSigner {
+        chain_id: home.genesis.chain_id.clone(),
+        key: home.key.clone(),
+        validators: validators.clone(),
+    };
     spawn_engine(&runtime, home, validators, opened, tip, port)?;
 
     let mut layer = EngineLayer {
@@ -286,6 +321,8 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         next: None,
         commits: commits_tx,
         to_host,
+        signer,
+        checked: None,
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {

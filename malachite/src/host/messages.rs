@@ -210,7 +210,8 @@ impl Host {
             StreamContent::Fin => None,
             StreamContent::Data(ProposalPart::Txs(txs)) => {
                 for tx in txs {
-                    if !self.tx_ok(&tx) {
+                    if let Err(why) = self.tx_ok(&tx) {
+                        debug!("dropped a forwarded transaction: {why}");
                         continue;
                     }
                     self.note_arrival(&tx);
@@ -218,6 +219,10 @@ impl Host {
                         break;
                     }
                 }
+                None
+            }
+            StreamContent::Data(ProposalPart::Chain(hello)) => {
+                self.heard_chain(&hello)?;
                 None
             }
             StreamContent::Data(ProposalPart::Block(block)) => {
