@@ -184,6 +184,8 @@ pub(crate) struct Host {
     arrivals: Arrivals,
     /// The validators that said they are on another chain, and which.
     foreign: BTreeMap<Address, String>,
+    /// Why the node halts at its next resend tick.
+    halting: Option<String>,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
     port: AppPort,
 }
@@ -219,6 +221,7 @@ impl Host {
             applied: None,
             arrivals: Arrivals::default(),
             foreign: BTreeMap::new(),
+            halting: None,
             network,
             port,
         }
@@ -304,6 +307,9 @@ impl Host {
     /// Says which chain this node is on, and forwards again its transactions still waiting, for peers that
     /// were not connected yet.
     async fn resend(&mut self) -> Result<(), HostError> {
+        if let Some(why) = self.halting.take() {
+            return Err(HostError::Stopped(why));
+        }
         let hello = ChainHello::sign(&self.chain_id, &self.key);
         self.publish(ProposalPart::Chain(hello)).await?;
         let mine = self.mempool.from(&self.me);
@@ -313,9 +319,11 @@ impl Host {
         self.publish(ProposalPart::Txs(mine)).await
     }
 
-    /// A validator said which chain it is on. One on another chain is named in an error, once; when so many
-    /// are that the rest cannot make a quorum (this node the odd one out, most often), the node halts.
-    fn heard_chain(&mut self, hello: &ChainHello) -> Result<(), HostError> {
+    /// A validator said which chain it is on. One on another chain is named in an error, once, and told which
+    /// chain this node is on (it may have started after this node's last word); when so many are that the rest
+    /// cannot make a quorum (this node the odd one out, most often), the node halts at its next resend tick,
+    /// so that its word reaches them first.
+    async fn heard_chain(&mut self, hello: &ChainHello) -> Result<(), HostError> {
         let Some(validator) = self.validators.get(&hello.sender) else {
             return Ok(());
         };
@@ -332,17 +340,19 @@ impl Host {
                  blocks are refused here; every node's genesis.json must be the same",
                 hello.sender, hello.chain_id, self.chain_id
             );
+            let ours = ChainHello::sign(&self.chain_id, &self.key);
+            self.publish(ProposalPart::Chain(ours)).await?;
         }
         let n = self.validators.validators().len();
         let quorum = n * 2 / 3 + 1;
-        if self.foreign.len() > n - quorum {
+        if self.foreign.len() > n - quorum && self.halting.is_none() {
             let theirs: BTreeSet<&String> = self.foreign.values().collect();
-            return Err(HostError::Stopped(format!(
+            self.halting = Some(format!(
                 "{} of the {n} validators are on chain {theirs:?}, not on chain {:?}, which this node's genesis \
                  names: without them no block can be decided; give every node the same genesis.json; halting",
                 self.foreign.len(),
                 self.chain_id
-            )));
+            ));
         }
         Ok(())
     }
