@@ -121,16 +121,26 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    // The tests whose names hold a filter `cargo test` was given (all without one), or their list.
-    let filters: Vec<&str> = args
-        .iter()
-        .skip(1)
-        .filter_map(|a| a.to_str())
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let chosen = TESTS
-        .iter()
-        .filter(|(name, _)| filters.is_empty() || filters.iter().any(|f| name.contains(f)));
+    // The tests whose names hold a filter `cargo test` was given (all without one) and no `--skip` pattern,
+    // or their list. The test harness's other flags are taken and ignored, with the value of those that have
+    // one.
+    let mut filters = Vec::new();
+    let mut skips = Vec::new();
+    let mut words = args.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        match word {
+            "--skip" => skips.extend(words.next()),
+            "--test-threads" | "--format" | "--color" | "--logfile" | "--shuffle-seed" | "-Z" => {
+                words.next();
+            }
+            flag if flag.starts_with('-') => {}
+            filter => filters.push(filter),
+        }
+    }
+    let chosen = TESTS.iter().filter(|(name, _)| {
+        (filters.is_empty() || filters.iter().any(|f| name.contains(f)))
+            && !skips.iter().any(|s| name.contains(s))
+    });
     if args.iter().any(|a| a == "--list") {
         for (name, _) in chosen {
             println!("{name}: test");
