@@ -392,6 +392,7 @@ fn spawn_engine(
 ) -> Result<(), RunError> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let chain_id = home.genesis.chain_id.clone();
+    let spec = home.genesis.spec_fingerprint.clone().unwrap_or_default();
     let settings = home.settings.clone();
     let key = home.key.clone();
     let wal = home.data_dir().join("wal").join("consensus.wal");
@@ -411,6 +412,7 @@ fn spawn_engine(
         let network = channels.network.clone();
         let mut host = Host::new(
             chain_id,
+            spec,
             key,
             validators,
             settings,

@@ -1,8 +1,8 @@
 //! Node programs on 127.0.0.1 refusing what they must, each with a clear error: a node built from another spec
 //! than its chain's (naming both spec fingerprints) while the other nodes go on; a block store whose length
 //! field is damaged (from `inspect` and `start`, naming the offset); a payload of the node's own that its peers
-//! would refuse (refused to the behaviour, the node's blocks still valid); a node on another chain id; a
-//! second process on one home; a busy port.
+//! would refuse (refused to the behaviour, the node's blocks still valid); a node on another chain id, or of
+//! another spec with a genesis to match, among three others; a second process on one home; a busy port.
 //!
 //! The test is its own node program (`harness = false`): run as `chain-spec …`, `changed-spec …` or
 //! `bloated …` it is a node of one of the apps below, with the engine adapter's command line; run otherwise (as
@@ -79,7 +79,7 @@ impl chain::toy_abci_app::Behaviour for Bloated {
 
 type Test = (&'static str, fn());
 
-const TESTS: [Test; 5] = [
+const TESTS: [Test; 6] = [
     (
         "a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on",
         a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on,
@@ -95,6 +95,10 @@ const TESTS: [Test; 5] = [
     (
         "a_node_on_another_chain_id_halts_naming_both",
         a_node_on_another_chain_id_halts_naming_both,
+    ),
+    (
+        "a_node_of_another_spec_with_a_genesis_to_match_halts_naming_both",
+        a_node_of_another_spec_with_a_genesis_to_match_halts_naming_both,
     ),
     (
         "a_second_process_on_a_home_and_a_busy_port_are_refused",
@@ -363,22 +367,40 @@ fn an_own_payload_peers_would_refuse_is_refused_to_the_behaviour() {
     }
 }
 
-fn a_node_on_another_chain_id_halts_naming_both() {
-    let mut net = network("fsmc-chain-test", 4, 100, Duration::from_secs(120));
+/// Node 3 of four runs as `app` from a genesis that `edit` changed: it halts naming what it is on and what the
+/// others are on, which it hears from them, while they go on, each naming it.
+fn the_odd_node_halts_and_the_others_name_it(
+    name: &str,
+    app: &str,
+    edit: impl FnOnce(&mut serde_json::Value),
+) {
+    let mut net = network(name, 4, 100, Duration::from_secs(120));
     let path = net.homes()[3].join("genesis.json");
     let text = std::fs::read_to_string(&path).expect("genesis");
     let mut genesis: serde_json::Value = serde_json::from_str(&text).expect("json");
-    let ours = genesis["chain_id"].as_str().expect("chain id").to_string();
-    genesis["chain_id"] = serde_json::json!("another-chain");
+    let describe = |g: &serde_json::Value| {
+        format!(
+            "chain {:?} with spec fingerprint {}",
+            g["chain_id"].as_str().expect("chain id"),
+            g["spec_fingerprint"].as_str().expect("fingerprint")
+        )
+    };
+    let ours = describe(&genesis);
+    edit(&mut genesis);
+    let theirs = describe(&genesis);
     std::fs::write(&path, genesis.to_string()).expect("write");
-    net.start_all().expect("start");
+    for i in 0..3 {
+        net.start(i, &[]).expect("start");
+    }
+    let home3 = net.homes()[3].clone();
+    net.spawn(3, node(app, &home3)).expect("start");
 
     let log = refused(&mut net, 3);
     let line = error_line(&log);
     assert!(
-        line.contains(" of the 4 validators are on chain")
-            && line.contains(&format!("{{{ours:?}}}"))
-            && line.contains("\"another-chain\", which this node's genesis names"),
+        line.contains(&format!(
+            " of the 4 validators are on {ours}, not on {theirs}, which"
+        )),
         "{line}"
     );
     wait(
@@ -392,10 +414,27 @@ fn a_node_on_another_chain_id_halts_naming_both() {
     for home in &net.homes()[..3] {
         let log = std::fs::read_to_string(home.join("stderr.0.log")).unwrap_or_default();
         assert!(
-            log.contains("is on chain \"another-chain\", but this node's genesis names chain"),
+            log.contains(&format!(
+                "is on {theirs}, but this node's genesis names {ours}"
+            )),
             "{log}"
         );
     }
+}
+
+fn a_node_on_another_chain_id_halts_naming_both() {
+    the_odd_node_halts_and_the_others_name_it("fsmc-chain-test", "chain-spec", |genesis| {
+        genesis["chain_id"] = serde_json::json!("another-chain");
+    });
+}
+
+/// A node whose genesis and binary agree with each other (so it starts) but name another spec than the other
+/// nodes' would compute other app hashes: it halts at once instead.
+fn a_node_of_another_spec_with_a_genesis_to_match_halts_naming_both() {
+    let changed = hex(&changed::toy_abci_app::Spec::FINGERPRINT);
+    the_odd_node_halts_and_the_others_name_it("fsmc-spec-peer-test", "changed-spec", |genesis| {
+        genesis["spec_fingerprint"] = serde_json::json!(changed);
+    });
 }
 
 fn a_second_process_on_a_home_and_a_busy_port_are_refused() {

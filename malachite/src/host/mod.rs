@@ -160,6 +160,8 @@ struct Candidate {
 /// The engine side of one node.
 pub(crate) struct Host {
     chain_id: String,
+    /// The spec fingerprint the genesis names, in hex.
+    spec: String,
     me: Address,
     key: PrivateKey,
     validators: ValidatorSet,
@@ -182,7 +184,7 @@ pub(crate) struct Host {
     applied: Option<(u64, tokio::time::Instant)>,
     /// When other agents' payloads arrived after a block: how long the next proposer waits.
     arrivals: Arrivals,
-    /// The validators that said they are on another chain, and which.
+    /// The validators that said they are on another chain or run another spec, and which.
     foreign: BTreeMap<Address, String>,
     /// Why the node halts at its next resend tick.
     halting: Option<String>,
@@ -194,6 +196,7 @@ impl Host {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         chain_id: String,
+        spec: String,
         key: PrivateKey,
         validators: ValidatorSet,
         settings: NodeSettings,
@@ -204,6 +207,7 @@ impl Host {
     ) -> Host {
         Host {
             chain_id,
+            spec,
             me: key.public_key().address(),
             key,
             validators,
@@ -304,13 +308,13 @@ impl Host {
         self.publish(ProposalPart::Txs(vec![tx])).await
     }
 
-    /// Says which chain this node is on, and forwards again its transactions still waiting, for peers that
-    /// were not connected yet.
+    /// Says which chain this node is on (and which app it runs there), and forwards again its transactions
+    /// still waiting, for peers that were not connected yet.
     async fn resend(&mut self) -> Result<(), HostError> {
         if let Some(why) = self.halting.take() {
             return Err(HostError::Stopped(why));
         }
-        let hello = ChainHello::sign(&self.chain_id, &self.key);
+        let hello = ChainHello::sign(&self.chain_id, &self.spec, &self.key);
         self.publish(ProposalPart::Chain(hello)).await?;
         let mine = self.mempool.from(&self.me);
         if mine.is_empty() {
@@ -319,39 +323,45 @@ impl Host {
         self.publish(ProposalPart::Txs(mine)).await
     }
 
-    /// A validator said which chain it is on. One on another chain is named in an error, once, and told which
-    /// chain this node is on (it may have started after this node's last word); when so many are that the rest
-    /// cannot make a quorum (this node the odd one out, most often), the node halts at its next resend tick,
-    /// so that its word reaches them first.
+    /// A validator said which chain it is on and which app it runs. One on another chain, or running the app
+    /// of another spec, is named in an error, once, and told this node's (it may have started after this
+    /// node's last word); when so many differ that the rest cannot make a quorum (this node the odd one out,
+    /// most often), the node halts at its next resend tick, so that its word reaches them first.
     async fn heard_chain(&mut self, hello: &ChainHello) -> Result<(), HostError> {
         let Some(validator) = self.validators.get(&hello.sender) else {
             return Ok(());
         };
-        if hello.chain_id == self.chain_id || !hello.verify(&validator.public_key) {
+        let same = hello.chain_id == self.chain_id && hello.spec_fingerprint == self.spec;
+        if same || !hello.verify(&validator.public_key) {
             return Ok(());
         }
-        if self
-            .foreign
-            .insert(hello.sender, hello.chain_id.clone())
-            .is_none()
-        {
+        let theirs = ChainHello::describe(&hello.chain_id, &hello.spec_fingerprint);
+        let ours = ChainHello::describe(&self.chain_id, &self.spec);
+        if self.foreign.insert(hello.sender, theirs.clone()).is_none() {
+            let consequence = if hello.chain_id == self.chain_id {
+                "it would compute other app hashes"
+            } else {
+                "its transactions and blocks are refused here"
+            };
             error!(
-                "validator {} is on chain {:?}, but this node's genesis names chain {:?}: its transactions and \
-                 blocks are refused here; every node's genesis.json must be the same",
-                hello.sender, hello.chain_id, self.chain_id
+                "validator {} is on {theirs}, but this node's genesis names {ours}: {consequence}; every node's \
+                 genesis.json must be the same, and every node built from its spec",
+                hello.sender
             );
-            let ours = ChainHello::sign(&self.chain_id, &self.key);
-            self.publish(ProposalPart::Chain(ours)).await?;
+            let word = ChainHello::sign(&self.chain_id, &self.spec, &self.key);
+            self.publish(ProposalPart::Chain(word)).await?;
         }
         let n = self.validators.validators().len();
         let quorum = n * 2 / 3 + 1;
         if self.foreign.len() > n - quorum && self.halting.is_none() {
-            let theirs: BTreeSet<&String> = self.foreign.values().collect();
+            let elsewhere: BTreeSet<&String> = self.foreign.values().collect();
+            let elsewhere: Vec<&str> = elsewhere.into_iter().map(String::as_str).collect();
             self.halting = Some(format!(
-                "{} of the {n} validators are on chain {theirs:?}, not on chain {:?}, which this node's genesis \
-                 names: without them no block can be decided; give every node the same genesis.json; halting",
+                "{} of the {n} validators are on {}, not on {ours}, which this node's genesis names: without \
+                 them no block can be decided; give every node the same genesis.json and a build of its spec; \
+                 halting",
                 self.foreign.len(),
-                self.chain_id
+                elsewhere.join(" or ")
             ));
         }
         Ok(())
