@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! HOME/
-//!   genesis.json      chain id, genesis time, the validators' public keys (identical on every node)
+//!   genesis.json      chain id, genesis time, the validators' public keys, the app's spec fingerprint
+//!                     (identical on every node)
 //!   node_key.json     this node's Ed25519 secret key (consensus, transactions and libp2p identity)
 //!   config.json       moniker, agent index, listen address, peers, block interval, timeouts
 //!   data/             the block store and the engine's write-ahead log
@@ -51,6 +52,38 @@ pub fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ConfigErro
         .map_err(|e| ConfigError(format!("cannot write {}: {e}", path.display())))
 }
 
+/// A node whose binary was built from another spec than the one its genesis names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecMismatch {
+    /// The fingerprint the genesis names, in hex (`None`: a genesis written before fingerprints).
+    pub genesis: Option<String>,
+    /// The fingerprint of the binary's spec, in hex.
+    pub binary: String,
+}
+
+impl Display for SpecMismatch {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match &self.genesis {
+            Some(genesis) => write!(
+                f,
+                "this node was built from another spec than its chain's: genesis.json names spec fingerprint \
+                 {genesis}, this binary's is {}; start it with a build of the chain's spec (`fsmc diff` says \
+                 what changed), or start a new chain from a genesis this binary writes",
+                self.binary
+            ),
+            None => write!(
+                f,
+                "genesis.json names no spec fingerprint (it was written before nodes checked one); if this \
+                 binary's spec is the one the chain ran, add \"spec_fingerprint\": \"{}\" to every node's \
+                 genesis.json, otherwise start a new chain",
+                self.binary
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SpecMismatch {}
+
 /// What every node of a network agrees on before the first block.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Genesis {
@@ -62,6 +95,11 @@ pub struct Genesis {
     pub validators: Vec<String>,
     /// Periods of synchronized data each replica keeps.
     pub history_depth: usize,
+    /// The spec fingerprint of the app the chain runs (the generated `FINGERPRINT`, in hex): a node whose
+    /// binary was built from another spec refuses to start. Absent only from a genesis written before nodes
+    /// checked it, which a node refuses too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_fingerprint: Option<String>,
 }
 
 impl Genesis {
@@ -74,13 +112,35 @@ impl Genesis {
         Ok(genesis)
     }
 
-    /// Checks what a node checks before it starts from this genesis: the validator set and the history depth.
+    /// Checks what a node checks before it starts from this genesis: the validator set, the history depth and
+    /// the form of the spec fingerprint.
     pub fn check(&self) -> Result<(), ConfigError> {
         self.validator_set()?;
         if self.history_depth == 0 {
             return Err(ConfigError("history_depth must be at least 1".into()));
         }
+        if let Some(text) = &self.spec_fingerprint
+            && unhex(text).is_none_or(|b| b.len() != 32)
+        {
+            return Err(ConfigError(format!(
+                "genesis: spec_fingerprint {text:?} is not 32 bytes of hex"
+            )));
+        }
         Ok(())
+    }
+
+    /// Checks that the chain runs the app whose spec fingerprint is `binary` (the node's own `S::FINGERPRINT`).
+    /// Nothing else would catch a node built from another spec before its app hash diverged at some later
+    /// height, so this is checked before the store is opened.
+    pub fn check_spec(&self, binary: &[u8; 32]) -> Result<(), SpecMismatch> {
+        let ours = hex(binary);
+        match &self.spec_fingerprint {
+            Some(theirs) if theirs.eq_ignore_ascii_case(&ours) => Ok(()),
+            theirs => Err(SpecMismatch {
+                genesis: theirs.clone(),
+                binary: ours,
+            }),
+        }
     }
 
     /// The validator set, checked: at least one validator, every key 32 bytes of hex, no duplicate.
@@ -357,11 +417,14 @@ pub struct TestnetOptions {
     pub tx_wait_ms: u64,
     /// The first port, or `None` to ask the operating system for free ones.
     pub base_port: Option<u16>,
+    /// The spec fingerprint of the app the nodes run (its generated `FINGERPRINT`), written into the genesis.
+    pub spec_fingerprint: [u8; 32],
 }
 
 impl TestnetOptions {
-    /// `nodes` nodes with half-second blocks on free ports.
-    pub fn new(nodes: usize) -> Self {
+    /// `nodes` nodes of the app whose spec fingerprint is `spec_fingerprint`, with half-second blocks on free
+    /// ports.
+    pub fn new(nodes: usize, spec_fingerprint: [u8; 32]) -> Self {
         TestnetOptions {
             nodes,
             chain_id: "fsmc-local".into(),
@@ -369,6 +432,7 @@ impl TestnetOptions {
             timeout_propose_ms: 1_000,
             tx_wait_ms: NodeSettings::DEFAULT_TX_WAIT_MS,
             base_port: None,
+            spec_fingerprint,
         }
     }
 }
@@ -421,6 +485,7 @@ pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf
         genesis_time_ms: now_ms(),
         validators: keys.iter().map(|k| hex(&k.public_key().0)).collect(),
         history_depth: 3,
+        spec_fingerprint: Some(hex(&options.spec_fingerprint)),
     };
     for i in 0..options.nodes {
         let home = dir.join(format!("node-{i}"));

@@ -22,12 +22,13 @@ use malachitebft_app_channel::{
     Signer, SyncContext, WalContext, start_engine,
 };
 
+use crate::claim::{check_port, lock_home};
 use crate::codec::BorshCodec;
-use crate::config::{ConfigError, EngineConfig, Home};
-use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp};
+use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
+use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
-use crate::types::{Address, BlockValue, FsmcContext, ValidatorSet};
+use crate::types::{Address, BlockValue, FsmcContext, SignedTx, ValidatorSet};
 
 /// How long the node waits for a block or a wake before stepping anyway (a behaviour that forgot to wake).
 const IDLE_WAIT: Duration = Duration::from_millis(100);
@@ -37,6 +38,8 @@ const IDLE_WAIT: Duration = Duration::from_millis(100);
 pub enum RunError {
     /// Its home directory is missing or wrong.
     Config(ConfigError),
+    /// Its binary was built from another spec than the one its genesis names.
+    Spec(SpecMismatch),
     /// Its block store is damaged or unreadable.
     Store(StoreError),
     /// Replaying its own store did not give back the app hashes it had stored.
@@ -60,6 +63,7 @@ impl Display for RunError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Self::Config(e) => Display::fmt(e, f),
+            Self::Spec(e) => Display::fmt(e, f),
             Self::Store(e) => write!(f, "{e}; halting"),
             Self::Replay {
                 height,
@@ -98,6 +102,17 @@ pub struct EngineLayer {
     next: Option<ToApp>,
     commits: UnboundedSender<(u64, AppHash)>,
     to_host: UnboundedSender<FromApp>,
+    /// Signs this node's transactions and checks them as peers will.
+    signer: TxSigner,
+    /// The transaction [`ConsensusLayer::check`] signed and passed, for `submit` to send.
+    checked: Option<SignedTx>,
+}
+
+/// What a node needs to sign its own transactions and check them exactly as its peers check them.
+struct TxSigner {
+    chain_id: String,
+    key: PrivateKey,
+    validators: ValidatorSet,
 }
 
 impl EngineLayer {
@@ -165,9 +180,22 @@ impl ConsensusLayer for EngineLayer {
     type Error = Halted;
 
     fn submit(&mut self, tx: Vec<u8>) -> Result<(), Halted> {
+        let signed = match self.checked.take() {
+            Some(signed) if signed.data == tx => signed,
+            _ => SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx),
+        };
         self.to_host
-            .send(FromApp::Tx(tx))
+            .send(FromApp::Tx(signed))
             .map_err(|_| Halted("the consensus engine stopped".into()))
+    }
+
+    /// Signs the transaction and checks it as every peer will (size, signature, chain): a payload they would
+    /// refuse never enters the mempool, where it would make every block this node proposes invalid.
+    fn check(&mut self, tx: &[u8]) -> Result<(), String> {
+        let signed = SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx.to_vec());
+        check_tx(&self.signer.chain_id, &self.signer.validators, &signed)?;
+        self.checked = Some(signed);
+        Ok(())
     }
 
     /// What [`EngineLayer::wait`] received, then whatever else has arrived: never waits, so the replica acts
@@ -228,8 +256,10 @@ pub trait Observer<S: AppSpec> {
 /// Runs the node whose home is `home`, with `agent` as its behaviour and `logic` deciding the app's custom
 /// rounds, until the engine or a check stops it.
 ///
-/// Before the engine starts, the replica replays the node's own block store, and each block must give back
-/// the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
+/// First the genesis must name the spec fingerprint of `S`: a node built from another spec stops here, before
+/// it opens its store. Then the node locks its home (a second process on it is refused) and checks that its
+/// port is free. Before the engine starts, the replica replays the node's own block store, and each block
+/// must give back the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
 pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Path,
     agent: Arc<B>,
@@ -246,6 +276,13 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     logic: Arc<S::Logic>,
     observer: &mut dyn Observer<S>,
 ) -> Result<(), RunError> {
+    home.genesis
+        .check_spec(&S::FINGERPRINT)
+        .map_err(RunError::Spec)?;
+    // Held until the node stops: a second process on this home would open the same store and sign with the
+    // same key.
+    let _lock = lock_home(&home.dir)?;
+    check_port(&home.settings.listen_addr, &home.dir)?;
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {
@@ -272,6 +309,11 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         commits: commits_rx,
         from_app,
     };
+    let signer = TxSigner {
+        chain_id: home.genesis.chain_id.clone(),
+        key: home.key.clone(),
+        validators: validators.clone(),
+    };
     spawn_engine(&runtime, home, validators, opened, tip, port)?;
 
     let mut layer = EngineLayer {
@@ -279,6 +321,8 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         next: None,
         commits: commits_tx,
         to_host,
+        signer,
+        checked: None,
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {
@@ -348,6 +392,7 @@ fn spawn_engine(
 ) -> Result<(), RunError> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let chain_id = home.genesis.chain_id.clone();
+    let spec = home.genesis.spec_fingerprint.clone().unwrap_or_default();
     let settings = home.settings.clone();
     let key = home.key.clone();
     let wal = home.data_dir().join("wal").join("consensus.wal");
@@ -367,6 +412,7 @@ fn spawn_engine(
         let network = channels.network.clone();
         let mut host = Host::new(
             chain_id,
+            spec,
             key,
             validators,
             settings,

@@ -3,7 +3,8 @@
 //!
 //! ```text
 //! NODE init --home DIR --index I --listen ADDR [--peer ADDR]…   one node's key and configuration
-//! NODE genesis --validator KEY… --out FILE                       the genesis every node shares
+//! NODE genesis --validator KEY… --out FILE                       the genesis every node shares (with the app's
+//!                                                                spec fingerprint, which `start` checks)
 //! NODE testnet --nodes 4 --dir DIR                               keys, genesis and configurations for DIR/node-0 …
 //! NODE start --home DIR [your flags]                             one node
 //! NODE run --nodes 4 [--periods P] [-- your flags]               a local network, one process per node
@@ -61,7 +62,8 @@ pub struct NoArgs {}
 pub enum Command<X: Args> {
     /// Writes one node's key and configuration into a new home directory and prints its public key.
     Init(InitArgs),
-    /// Writes the genesis every node shares, from the validators' public keys.
+    /// Writes the genesis every node shares, from the validators' public keys and this program's spec
+    /// fingerprint.
     Genesis(GenesisArgs),
     /// Writes keys, a genesis and configurations for local nodes on 127.0.0.1 into DIR/node-0 … .
     Testnet {
@@ -75,7 +77,8 @@ pub enum Command<X: Args> {
     Start(StartArgs<X>),
     /// Writes a local network and runs every node as its own process, printing their traces.
     Run(RunArgs),
-    /// Prints who a node is and the height and app hash of every block in its store.
+    /// Prints who a node is, the spec fingerprint its genesis names, and the height and app hash of every block
+    /// in its store.
     Inspect {
         /// The node's home directory.
         #[arg(long)]
@@ -158,8 +161,9 @@ pub struct NetArgs {
 }
 
 impl NetArgs {
-    fn options(&self, name: &str) -> TestnetOptions {
+    fn options(&self, name: &str, spec_fingerprint: [u8; 32]) -> TestnetOptions {
         TestnetOptions {
+            spec_fingerprint,
             nodes: self.nodes,
             chain_id: self.chain_id.clone().unwrap_or_else(|| name.to_string()),
             block_interval_ms: self.block_interval_ms,
@@ -267,16 +271,16 @@ impl<S: Drive<B>, B: Send + Sync + 'static, X: Args> NodeCli<S, B, X> {
     pub fn run(&self, command: Command<X>) -> Result<(), CliError> {
         match command {
             Command::Init(args) => init(&args),
-            Command::Genesis(args) => genesis(&args),
+            Command::Genesis(args) => genesis(&args, S::FINGERPRINT),
             Command::Testnet { net, dir } => {
-                for home in write_testnet(&dir, &net.options(&self.name))? {
+                for home in write_testnet(&dir, &net.options(&self.name, S::FINGERPRINT))? {
                     println!("{}", home.display());
                 }
                 Ok(())
             }
             Command::Start(args) => self.start(&args),
-            Command::Run(args) => run::run(&self.name, &self.start, &args),
-            Command::Inspect { home } => inspect(&home),
+            Command::Run(args) => run::run(&self.name, &self.start, &args, S::FINGERPRINT),
+            Command::Inspect { home } => inspect(&home, &S::FINGERPRINT),
         }
     }
 
@@ -323,13 +327,15 @@ fn init(args: &InitArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `genesis`: the validators' public keys and the chain's name, checked, starting now.
-fn genesis(args: &GenesisArgs) -> Result<(), CliError> {
+/// `genesis`: the validators' public keys and the chain's name, checked, starting now, for the app whose spec
+/// fingerprint is `fingerprint` (this program's).
+fn genesis(args: &GenesisArgs, fingerprint: [u8; 32]) -> Result<(), CliError> {
     let genesis = Genesis {
         chain_id: args.chain_id.clone(),
         genesis_time_ms: now_ms(),
         validators: args.validators.clone(),
         history_depth: args.history_depth,
+        spec_fingerprint: Some(hex(&fingerprint)),
     };
     genesis.check()?;
     write_json(&args.out, &genesis)?;
@@ -337,19 +343,25 @@ fn genesis(args: &GenesisArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `inspect`: who the node is, then `height=H app_hash=HASH` per stored block. Output cut short by its reader
-/// (`| head`) is not an error.
-fn inspect(home: &std::path::Path) -> Result<(), CliError> {
+/// `inspect`: who the node is and the spec fingerprint its genesis names, then `height=H app_hash=HASH` per
+/// stored block. A genesis of another spec than this program's (`fingerprint`) is said on standard error: the
+/// store is still shown, but `start` would refuse it. Output cut short by its reader (`| head`) is not an
+/// error.
+fn inspect(home: &std::path::Path, fingerprint: &[u8; 32]) -> Result<(), CliError> {
     let loaded = Home::load(home)?;
     let hashes = stored_hashes(home)?;
+    if let Err(mismatch) = loaded.genesis.check_spec(fingerprint) {
+        eprintln!("note: `start` would refuse this home: {mismatch}");
+    }
     let mut out = std::io::stdout().lock();
     let written = writeln!(
         out,
-        "node={} index={} chain_id={} validators={}",
+        "node={} index={} chain_id={} validators={} spec_fingerprint={}",
         loaded.key.public_key().address(),
         loaded.settings.index,
         loaded.genesis.chain_id,
-        loaded.genesis.validators.len()
+        loaded.genesis.validators.len(),
+        loaded.genesis.spec_fingerprint.as_deref().unwrap_or("none")
     )
     .and_then(|()| {
         hashes

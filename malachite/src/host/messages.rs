@@ -64,7 +64,7 @@ impl Host {
                 Ok(())
             }
             AppMsg::ReceivedProposalPart { part, reply, .. } => {
-                self.received_proposal_part(part, reply)
+                self.received_proposal_part(part, reply).await
             }
             AppMsg::Decided {
                 certificate, reply, ..
@@ -201,7 +201,7 @@ impl Host {
 
     /// A part from the network: forwarded transactions go to the mempool, a block for the next height is
     /// judged (one for a later height waits until this node has committed its parent).
-    fn received_proposal_part(
+    async fn received_proposal_part(
         &mut self,
         part: StreamMessage<ProposalPart>,
         reply: Reply<Option<ProposedValue<FsmcContext>>>,
@@ -210,7 +210,8 @@ impl Host {
             StreamContent::Fin => None,
             StreamContent::Data(ProposalPart::Txs(txs)) => {
                 for tx in txs {
-                    if !self.tx_ok(&tx) {
+                    if let Err(why) = self.tx_ok(&tx) {
+                        debug!("dropped a forwarded transaction: {why}");
                         continue;
                     }
                     self.note_arrival(&tx);
@@ -218,6 +219,10 @@ impl Host {
                         break;
                     }
                 }
+                None
+            }
+            StreamContent::Data(ProposalPart::Chain(hello)) => {
+                self.heard_chain(&hello).await?;
                 None
             }
             StreamContent::Data(ProposalPart::Block(block)) => {
