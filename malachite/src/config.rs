@@ -37,11 +37,22 @@ impl Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// Reads one of a home's JSON files; an error is one line that says what to do about it.
 fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<T, ConfigError> {
+    let fix = match path.file_name().and_then(|n| n.to_str()) {
+        Some("genesis.json") => "copy the network's genesis.json into this home",
+        Some("node_key.json") => {
+            "restore this node's key from its backup (a new key is another validator)"
+        }
+        Some("config.json") => {
+            "fix it (the fields are listed in the engine adapter's README) or write a new one with `init`"
+        }
+        _ => "fix the file",
+    };
     let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError(format!("cannot read {}: {e}", path.display())))?;
+        .map_err(|e| ConfigError(format!("cannot read {}: {e}; {fix}", path.display())))?;
     serde_json::from_str(&text)
-        .map_err(|e| ConfigError(format!("{} is not valid: {e}", path.display())))
+        .map_err(|e| ConfigError(format!("{} is not valid: {e}; {fix}", path.display())))
 }
 
 /// Writes `value` as pretty JSON to `path`.
@@ -197,8 +208,10 @@ pub fn save_key(path: &Path, key: &PrivateKey) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// One node's own settings (`config.json`).
+/// One node's own settings (`config.json`). A field it does not know is an error, so that a misspelt setting
+/// is not silently ignored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NodeSettings {
     /// A human name for logs.
     pub moniker: String,
@@ -228,10 +241,33 @@ pub struct NodeSettings {
     /// waits as long as those payloads have recently taken to arrive, up to this; 0: it does not wait).
     #[serde(default = "default_tx_wait_ms")]
     pub tx_wait_ms: u64,
+    /// The most transactions of one sender waiting in this node's mempool; more from it are dropped until
+    /// some are committed or expire, so one validator cannot fill the mempool for all.
+    #[serde(default = "default_mempool_per_sender")]
+    pub mempool_per_sender: usize,
+    /// How many heights a transaction may wait in the mempool before it is dropped (a payload for a round
+    /// that has long ended would only be rejected by the app).
+    #[serde(default = "default_tx_ttl_heights")]
+    pub tx_ttl_heights: u64,
+    /// Where the Prometheus endpoint (`/metrics`) listens: `PORT` (on 127.0.0.1) or `IP:PORT`; none when
+    /// absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metrics_addr: Option<String>,
+    /// Where the status endpoint (`/status`) listens, as `metrics_addr`; none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_addr: Option<String>,
 }
 
 fn default_tx_wait_ms() -> u64 {
     NodeSettings::DEFAULT_TX_WAIT_MS
+}
+
+fn default_mempool_per_sender() -> usize {
+    NodeSettings::DEFAULT_MEMPOOL_PER_SENDER
+}
+
+fn default_tx_ttl_heights() -> u64 {
+    NodeSettings::DEFAULT_TX_TTL_HEIGHTS
 }
 
 impl NodeSettings {
@@ -239,6 +275,11 @@ impl NodeSettings {
     /// enough for a payload to cross the loopback interface and the engine on a busy machine (on an idle one,
     /// what it learns to wait is 2–4 ms).
     pub const DEFAULT_TX_WAIT_MS: u64 = 20;
+    /// An app's agent has at most a payload or two in flight per round: a thousand is far beyond an honest
+    /// sender and far below the mempool's capacity.
+    pub const DEFAULT_MEMPOOL_PER_SENDER: usize = 1_000;
+    /// A hundred heights: many rounds at block interval 0, a minute at half-second blocks.
+    pub const DEFAULT_TX_TTL_HEIGHTS: u64 = 100;
 
     /// Settings for node `index` listening on `port`, with the given peers and pace.
     pub fn local(index: usize, port: u16, peers: Vec<String>, block_interval_ms: u64) -> Self {
@@ -255,6 +296,10 @@ impl NodeSettings {
             max_clock_drift_ms: 2_000,
             tx_resend_ms: 1_000,
             tx_wait_ms: default_tx_wait_ms(),
+            mempool_per_sender: default_mempool_per_sender(),
+            tx_ttl_heights: default_tx_ttl_heights(),
+            metrics_addr: None,
+            status_addr: None,
         }
     }
 

@@ -13,7 +13,7 @@ use tracing::{info, warn};
 
 use fsmc_runtime::app::{
     Acted, AgentId, App, AppError, AppHash, AppRound, AppSpec, Block, BlockReport, ConsensusLayer,
-    Drive, Genesis, Node, NodeError, Tx,
+    Drive, Genesis, Node, NodeError, Rejection, Tx,
 };
 use malachitebft_app_channel::app::types::Keypair;
 use malachitebft_app_channel::app::types::codec::Codec;
@@ -26,6 +26,7 @@ use crate::claim::{check_port, lock_home};
 use crate::codec::BorshCodec;
 use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
 use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
+use crate::observe::{self, Probe};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
 use crate::types::{Address, BlockValue, FsmcContext, SignedTx, ValidatorSet};
@@ -106,6 +107,8 @@ pub struct EngineLayer {
     signer: TxSigner,
     /// The transaction [`ConsensusLayer::check`] signed and passed, for `submit` to send.
     checked: Option<SignedTx>,
+    /// The metrics and status the replica's side reports.
+    probe: Probe,
 }
 
 /// What a node needs to sign its own transactions and check them exactly as its peers check them.
@@ -193,7 +196,10 @@ impl ConsensusLayer for EngineLayer {
     /// refuse never enters the mempool, where it would make every block this node proposes invalid.
     fn check(&mut self, tx: &[u8]) -> Result<(), String> {
         let signed = SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx.to_vec());
-        check_tx(&self.signer.chain_id, &self.signer.validators, &signed)?;
+        if let Err(why) = check_tx(&self.signer.chain_id, &self.signer.validators, &signed) {
+            self.probe.rejected("own_payload_refused");
+            return Err(why);
+        }
         self.checked = Some(signed);
         Ok(())
     }
@@ -283,6 +289,12 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     // same key.
     let _lock = lock_home(&home.dir)?;
     check_port(&home.settings.listen_addr, &home.dir)?;
+    let endpoints = observe::bind(
+        home.settings.metrics_addr.as_deref(),
+        home.settings.status_addr.as_deref(),
+        &home.dir,
+    )?;
+    let probe = Probe::new(&home.settings.moniker, &home.genesis.chain_id);
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {
@@ -294,6 +306,7 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         info!(height = tip.height, "replayed the block store");
         observer.replayed(tip.height, AppHash(tip.app_hash));
     }
+    report(&probe, node.app());
 
     let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
     node.set_waker(Waker::from(Arc::new(LoopWaker(blocks_tx.clone()))));
@@ -314,7 +327,10 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         key: home.key.clone(),
         validators: validators.clone(),
     };
-    spawn_engine(&runtime, home, validators, opened, tip, port)?;
+    for (listener, routes) in endpoints {
+        runtime.spawn(observe::serve(listener, routes, probe.clone()));
+    }
+    spawn_engine(&runtime, home, validators, opened, tip, port, probe.clone())?;
 
     let mut layer = EngineLayer {
         blocks: blocks_rx,
@@ -323,6 +339,7 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         to_host,
         signer,
         checked: None,
+        probe,
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {
@@ -389,6 +406,7 @@ fn spawn_engine(
     opened: Opened,
     tip: Tip,
     port: AppPort,
+    probe: Probe,
 ) -> Result<(), RunError> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let chain_id = home.genesis.chain_id.clone();
@@ -420,6 +438,7 @@ fn spawn_engine(
             tip,
             network,
             port,
+            probe,
         );
         // The last blocks' transactions: a payload the replica sends again after a restart is not ordered
         // twice.
@@ -491,6 +510,12 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
                 }
                 for report in &stepped.blocks {
                     observer.applied(node.app(), report);
+                    for rejected in &report.rejected {
+                        layer.probe.rejected(&rejection_kind(&rejected.reason));
+                    }
+                }
+                if !stepped.blocks.is_empty() {
+                    report(&layer.probe, node.app());
                 }
                 for acted in &stepped.acted {
                     observer.acted(node.app(), acted);
@@ -500,6 +525,34 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
             Err(NodeError::App(e)) => return RunError::App(e),
         }
     }
+}
+
+/// Tells the metrics and the status where the replica is.
+fn report<S: AppSpec>(probe: &Probe, app: &App<S>) {
+    probe.applied(
+        app.height(),
+        app.app_hash().to_string(),
+        app.state().to_string(),
+        app.period(),
+    );
+}
+
+/// The metric label of why the app rejected a transaction: `app_` and the kind of rejection, in snake case
+/// (`app_wrong_round`).
+fn rejection_kind(reason: &Rejection) -> String {
+    let debug = format!("{reason:?}");
+    let kind = debug
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or_default();
+    let mut label = String::from("app");
+    for c in kind.chars() {
+        if c.is_ascii_uppercase() {
+            label.push('_');
+        }
+        label.push(c.to_ascii_lowercase());
+    }
+    label
 }
 
 /// The stored (height, app hash) of every block in the store of the node at `home`, checked as at start.

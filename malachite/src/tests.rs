@@ -590,3 +590,34 @@ fn signed_messages_carry_their_signature_through_the_codec() {
         block_on(provider.verify_signed_proposal(&proposal, &signed.signature, &k.public_key()));
     assert!(valid.expect("verify").is_valid());
 }
+
+#[test]
+fn an_unreadable_or_invalid_config_is_one_line_naming_the_fix() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let homes = write_testnet(dir.path(), &TestnetOptions::new(1, [3; 32])).expect("testnet");
+    let config = homes[0].join("config.json");
+    let error = |home: &std::path::Path| Home::load(home).expect_err("refused").to_string();
+
+    // A misspelt field is not ignored: it is named, with the file and what to do.
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(&config, text.replace("\"moniker\"", "\"monicker\"")).expect("write");
+    let misspelt = error(&homes[0]);
+    assert!(
+        misspelt.contains("config.json is not valid: unknown field `monicker`")
+            && misspelt.contains("write a new one with `init`")
+            && !misspelt.contains('\n'),
+        "{misspelt}"
+    );
+    std::fs::write(&config, "{ not json").expect("write");
+    assert!(error(&homes[0]).contains("write a new one with `init`"));
+    std::fs::remove_file(&config).expect("remove");
+    let missing = error(&homes[0]);
+    assert!(
+        missing.contains("cannot read")
+            && missing.contains("config.json")
+            && !missing.contains('\n'),
+        "{missing}"
+    );
+    std::fs::write(homes[0].join("genesis.json"), "[]").expect("write");
+    assert!(error(&homes[0]).contains("copy the network's genesis.json into this home"));
+}

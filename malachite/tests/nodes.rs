@@ -77,9 +77,13 @@ impl chain::toy_abci_app::Behaviour for Bloated {
     }
 }
 
+// The endpoints test lives beside this file, in the directory named after it.
+#[path = "nodes/endpoints.rs"]
+mod endpoints;
+
 type Test = (&'static str, fn());
 
-const TESTS: [Test; 6] = [
+const TESTS: [Test; 7] = [
     (
         "a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on",
         a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on,
@@ -103,6 +107,10 @@ const TESTS: [Test; 6] = [
     (
         "a_second_process_on_a_home_and_a_busy_port_are_refused",
         a_second_process_on_a_home_and_a_busy_port_are_refused,
+    ),
+    (
+        "the_metrics_and_status_endpoints_answer_and_are_off_by_default",
+        endpoints::the_metrics_and_status_endpoints_answer_and_are_off_by_default,
     ),
 ];
 

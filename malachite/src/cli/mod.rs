@@ -6,7 +6,9 @@
 //! NODE genesis --validator KEY… --out FILE                       the genesis every node shares (with the app's
 //!                                                                spec fingerprint, which `start` checks)
 //! NODE testnet --nodes 4 --dir DIR                               keys, genesis and configurations for DIR/node-0 …
-//! NODE start --home DIR [your flags]                             one node
+//! NODE start --home DIR [--metrics ADDR] [--status ADDR] [your flags]
+//!                                                                one node (with its metrics and status
+//!                                                                endpoints)
 //! NODE run --nodes 4 [--periods P] [-- your flags]               a local network, one process per node
 //! NODE inspect --home DIR                                        the heights and app hashes in a node's store
 //! ```
@@ -95,6 +97,14 @@ pub struct StartArgs<X: Args> {
     /// The engine adapter's log level on standard error (error, warn, info, debug, trace).
     #[arg(long, default_value = "info")]
     pub log: tracing::Level,
+    /// Serves Prometheus metrics at /metrics on PORT (127.0.0.1) or IP:PORT (over config.json's
+    /// `metrics_addr`).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+    /// Serves the node's status as JSON at /status on PORT (127.0.0.1) or IP:PORT (over config.json's
+    /// `status_addr`).
+    #[arg(long, value_name = "ADDR")]
+    pub status: Option<String>,
     /// The app's own flags.
     #[command(flatten)]
     pub app: X,
@@ -288,7 +298,13 @@ impl<S: Drive<B>, B: Send + Sync + 'static, X: Args> NodeCli<S, B, X> {
     /// line per block.
     pub fn start(&self, args: &StartArgs<X>) -> Result<(), CliError> {
         crate::init_logging(args.log);
-        let home = Home::load(&args.home)?;
+        let mut home = Home::load(&args.home)?;
+        if args.metrics.is_some() {
+            home.settings.metrics_addr.clone_from(&args.metrics);
+        }
+        if args.status.is_some() {
+            home.settings.status_addr.clone_from(&args.status);
+        }
         let info = NodeInfo {
             index: home.settings.index,
             agent: home.key.public_key().address().to_string(),

@@ -121,6 +121,7 @@ impl Host {
             self.receive_block(part)?;
         }
         self.round_started = Some((height, round, Instant::now()));
+        self.probe.round(round.as_i64());
         let values = self
             .candidates
             .values()
@@ -212,10 +213,11 @@ impl Host {
                 for tx in txs {
                     if let Err(why) = self.tx_ok(&tx) {
                         debug!("dropped a forwarded transaction: {why}");
+                        self.probe.rejected("invalid_transaction");
                         continue;
                     }
                     self.note_arrival(&tx);
-                    if !self.mempool.add(tx) {
+                    if !self.take(tx) {
                         break;
                     }
                 }
@@ -384,6 +386,7 @@ impl Host {
                 })
                 .collect(),
         };
+        let sent = Instant::now();
         self.port
             .blocks
             .send(ToApp::Block(block))
@@ -399,7 +402,14 @@ impl Host {
         };
         // Every replica applies the block about now, and its behaviour's payload leaves right after.
         self.applied = Some((height, tokio::time::Instant::now()));
+        self.probe.decided(via == "sync", sent.elapsed());
         self.mempool.commit(&value.txs);
+        let expired = self.mempool.expire(height);
+        if expired > 0 {
+            debug!(height, expired, "dropped transactions that waited too long");
+            self.probe.rejected_by("expired", expired);
+        }
+        self.probe.mempool(self.mempool.len());
         let certificate_round = certificate.round;
         self.store.append(StoredBlock {
             height,

@@ -21,16 +21,17 @@ use malachitebft_app_channel::app::engine::host::HeightParams;
 use malachitebft_app_channel::app::streaming::{StreamContent, StreamId, StreamMessage};
 use malachitebft_app_channel::app::types::ProposedValue;
 use malachitebft_app_channel::app::types::core::{LinearTimeouts, Round, Validity};
-use malachitebft_app_channel::{Channels, NetworkMsg};
+use malachitebft_app_channel::{Channels, NetworkMsg, NetworkRequest};
 
 use crate::config::{NodeSettings, now_ms};
+use crate::observe::Probe;
 use crate::signing::{PrivateKey, hex};
 use crate::store::{BlockStore, StoreError};
 use crate::types::{
     Address, BlockValue, ChainHello, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx,
     ValidatorSet, ValueId,
 };
-use mempool::Mempool;
+use mempool::{Added, Mempool};
 pub(crate) use pacing::Awaited;
 use pacing::{Arrivals, Held};
 
@@ -190,6 +191,8 @@ pub(crate) struct Host {
     halting: Option<String>,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
     port: AppPort,
+    /// The metrics and status this side reports.
+    probe: Probe,
 }
 
 impl Host {
@@ -204,6 +207,7 @@ impl Host {
         tip: Tip,
         network: mpsc::Sender<NetworkMsg<FsmcContext>>,
         port: AppPort,
+        probe: Probe,
     ) -> Host {
         Host {
             chain_id,
@@ -212,11 +216,11 @@ impl Host {
             key,
             validators,
             timeouts: settings.timeouts(),
+            mempool: Mempool::new(settings.mempool_per_sender, settings.tx_ttl_heights),
             settings,
             tip,
             candidates: BTreeMap::new(),
             early: Vec::new(),
-            mempool: Mempool::default(),
             store,
             streams: 0,
             round_started: None,
@@ -228,6 +232,7 @@ impl Host {
             halting: None,
             network,
             port,
+            probe,
         }
     }
 
@@ -277,7 +282,10 @@ impl Host {
                     Some(msg) => self.handle(msg).await,
                     None => Err(HostError::Stopped("the consensus engine stopped".into())),
                 },
-                _ = resend.tick() => self.resend().await,
+                _ = resend.tick() => {
+                    self.count_peers(&channels.net_requests).await;
+                    self.resend().await
+                }
             };
             if let Err(e) = step {
                 return e;
@@ -304,8 +312,27 @@ impl Host {
         debug!(tx = %hex(&tx.id()[..4]), "submitted");
         // Forwarded even when already pending (the replica acting again after a restart); a full mempool drops
         // it here and peers still take it.
-        self.mempool.add(tx.clone());
+        self.take(tx.clone());
         self.publish(ProposalPart::Txs(vec![tx])).await
+    }
+
+    /// Adds `tx` to the mempool, counting what is refused; says whether the mempool takes more.
+    fn take(&mut self, tx: SignedTx) -> bool {
+        let added = self.mempool.add(tx);
+        match added {
+            Added::Full => self.probe.rejected("mempool_full"),
+            Added::OverQuota => self.probe.rejected("mempool_sender_quota"),
+            Added::Taken | Added::Known => {}
+        }
+        self.probe.mempool(self.mempool.len());
+        added != Added::Full
+    }
+
+    /// Asks the network layer how many peers this node is connected to, for the metrics and the status.
+    async fn count_peers(&self, requests: &mpsc::Sender<NetworkRequest>) {
+        if let Ok(Some(state)) = NetworkRequest::dump_state(requests).await {
+            self.probe.peers(state.peers.len());
+        }
     }
 
     /// Says which chain this node is on (and which app it runs there), and forwards again its transactions
@@ -457,6 +484,7 @@ impl Host {
             Ok(()) => Validity::Valid,
             Err(why) => {
                 warn!(height = %part.height, round = %part.round, %proposer, "invalid proposal: {why}");
+                self.probe.rejected("invalid_proposal");
                 Validity::Invalid
             }
         };
