@@ -464,6 +464,13 @@ pub struct TestnetOptions {
     pub base_port: Option<u16>,
     /// The spec fingerprint of the app the nodes run (its generated `FINGERPRINT`), written into the genesis.
     pub spec_fingerprint: [u8; 32],
+    /// The hosts the nodes run on, one per node, as `HOST` or `HOST:PORT` (an IPv4 address, `[IPv6]` or a
+    /// DNS name; the port defaults to `base_port`, or [`TestnetOptions::HOST_PORT`]); empty for a network on
+    /// 127.0.0.1, whose size is `nodes`.
+    pub hosts: Vec<String>,
+    /// With `hosts`: every node listens on all its interfaces (`0.0.0.0`) rather than on its host's own
+    /// address (a name is always listened for on all interfaces: a node cannot listen on a name).
+    pub listen_any: bool,
 }
 
 impl TestnetOptions {
@@ -478,8 +485,111 @@ impl TestnetOptions {
             tx_wait_ms: NodeSettings::DEFAULT_TX_WAIT_MS,
             base_port: None,
             spec_fingerprint,
+            hosts: Vec::new(),
+            listen_any: false,
         }
     }
+
+    /// The port of a node on a host of its own when neither its host entry nor `base_port` names one.
+    pub const HOST_PORT: u16 = 27_000;
+}
+
+/// Where one node listens and how the others dial it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Place {
+    listen: String,
+    dial: String,
+}
+
+/// One entry of a hosts list (`HOST` or `HOST:PORT`), as the multiaddress peers dial and the one the node
+/// listens on.
+fn host_place(entry: &str, default_port: u16, listen_any: bool) -> Result<Place, ConfigError> {
+    let entry = entry.trim();
+    let bad = |why: &str| {
+        ConfigError(format!(
+            "host {entry:?}: {why}; write HOST or HOST:PORT, as 10.0.0.5, 10.0.0.5:27000, node-a.example:27000 \
+             or [fd00::5]:27000"
+        ))
+    };
+    let (host, port) = if let Some(rest) = entry.strip_prefix('[') {
+        let (ip, tail) = rest.split_once(']').ok_or_else(|| bad("no closing ]"))?;
+        (ip, tail.strip_prefix(':'))
+    } else {
+        match entry.rsplit_once(':') {
+            Some((host, port)) if !host.contains(':') => (host, Some(port)),
+            _ => (entry, None),
+        }
+    };
+    let port = match port {
+        Some(p) => p
+            .parse::<u16>()
+            .map_err(|_| bad("the port is not a number up to 65535"))?,
+        None => default_port,
+    };
+    if host.is_empty() || host.contains(['/', ' ']) {
+        return Err(bad("no host name or address"));
+    }
+    let (dial, own) = match host.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V4(ip)) => (
+            format!("/ip4/{ip}/tcp/{port}"),
+            Some(format!("/ip4/{ip}/tcp/{port}")),
+        ),
+        Ok(std::net::IpAddr::V6(ip)) => (
+            format!("/ip6/{ip}/tcp/{port}"),
+            Some(format!("/ip6/{ip}/tcp/{port}")),
+        ),
+        Err(_) if entry.starts_with('[') => return Err(bad("not an IPv6 address")),
+        Err(_) => (format!("/dns/{host}/tcp/{port}"), None),
+    };
+    let any = if dial.starts_with("/ip6/") {
+        "/ip6/::"
+    } else {
+        "/ip4/0.0.0.0"
+    };
+    let listen = match own {
+        Some(own) if !listen_any => own,
+        _ => format!("{any}/tcp/{port}"),
+    };
+    Ok(Place { listen, dial })
+}
+
+/// Where each node of the network `options` lays out listens and is dialled.
+fn places(options: &TestnetOptions) -> Result<Vec<Place>, ConfigError> {
+    if !options.hosts.is_empty() {
+        let port = options.base_port.unwrap_or(TestnetOptions::HOST_PORT);
+        let places = options
+            .hosts
+            .iter()
+            .map(|h| host_place(h, port, options.listen_any))
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, place) in places.iter().enumerate() {
+            if places[..i].iter().any(|p| p.dial == place.dial) {
+                return Err(ConfigError(format!(
+                    "{} is listed twice among the hosts; give each node on one host its own port",
+                    place.dial
+                )));
+            }
+        }
+        return Ok(places);
+    }
+    let ports = match options.base_port {
+        Some(base) => (0..options.nodes)
+            .map(|i| {
+                u16::try_from(i)
+                    .ok()
+                    .and_then(|i| base.checked_add(i))
+                    .ok_or_else(|| ConfigError(format!("port {base} + {i} is out of range")))
+            })
+            .collect::<Result<Vec<_>, _>>()?,
+        None => free_ports(options.nodes)?,
+    };
+    Ok(ports
+        .into_iter()
+        .map(|p| Place {
+            listen: multiaddr(p),
+            dial: multiaddr(p),
+        })
+        .collect())
 }
 
 /// Ports on 127.0.0.1 that nothing listens on right now, as the operating system hands them out (so parallel
@@ -504,24 +614,15 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
 
-/// Writes keys, one genesis and configurations for a network of local nodes into `dir/node-0`, `dir/node-1`,
-/// …; returns the home directories.
+/// Writes keys, one genesis and configurations for a network into `dir/node-0`, `dir/node-1`, …: of `nodes`
+/// nodes on 127.0.0.1, or of one node per host of `hosts` (copy `dir/node-I` to host I); returns the home
+/// directories.
 pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf>, ConfigError> {
-    if options.nodes == 0 {
+    if options.nodes == 0 && options.hosts.is_empty() {
         return Err(ConfigError("a network needs at least one node".into()));
     }
-    let ports = match options.base_port {
-        Some(base) => (0..options.nodes)
-            .map(|i| {
-                u16::try_from(i)
-                    .ok()
-                    .and_then(|i| base.checked_add(i))
-                    .ok_or_else(|| ConfigError(format!("port {base} + {i} is out of range")))
-            })
-            .collect::<Result<Vec<_>, _>>()?,
-        None => free_ports(options.nodes)?,
-    };
-    let keys = (0..options.nodes)
+    let places = places(options)?;
+    let keys = (0..places.len())
         .map(|_| PrivateKey::generate())
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| ConfigError(format!("no randomness for keys: {e}")))?;
@@ -532,7 +633,7 @@ pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf
         history_depth: 3,
         spec_fingerprint: Some(hex(&options.spec_fingerprint)),
     };
-    for i in 0..options.nodes {
+    for i in 0..places.len() {
         let home = dir.join(format!("node-{i}"));
         // A home holding another network's store would refuse to start: never mix two networks.
         if home.exists() {
@@ -543,17 +644,18 @@ pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf
         }
     }
     let mut homes = Vec::new();
-    for (i, (key, port)) in keys.iter().zip(&ports).enumerate() {
+    for (i, (key, place)) in keys.iter().zip(&places).enumerate() {
         let home = dir.join(format!("node-{i}"));
         std::fs::create_dir_all(&home)
             .map_err(|e| ConfigError(format!("cannot create {}: {e}", home.display())))?;
-        let peers = ports
+        let peers = places
             .iter()
             .enumerate()
             .filter(|&(j, _)| j != i)
-            .map(|(_, &p)| multiaddr(p))
+            .map(|(_, p)| p.dial.clone())
             .collect();
-        let mut settings = NodeSettings::local(i, *port, peers, options.block_interval_ms);
+        let mut settings = NodeSettings::local(i, 0, peers, options.block_interval_ms);
+        settings.listen_addr.clone_from(&place.listen);
         settings.timeout_propose_ms = options.timeout_propose_ms;
         settings.tx_wait_ms = options.tx_wait_ms;
         write_json(&home.join("genesis.json"), &genesis)?;
@@ -562,4 +664,76 @@ pub fn write_testnet(dir: &Path, options: &TestnetOptions) -> Result<Vec<PathBuf
         homes.push(home);
     }
     Ok(homes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_entry_is_dialled_at_its_address_and_listened_on_there_or_everywhere() {
+        let place = |entry: &str, any: bool| host_place(entry, 27_000, any).map_err(|e| e.0);
+        let p = |listen: &str, dial: &str| {
+            Ok(Place {
+                listen: listen.into(),
+                dial: dial.into(),
+            })
+        };
+        assert_eq!(
+            place("10.0.0.5", false),
+            p("/ip4/10.0.0.5/tcp/27000", "/ip4/10.0.0.5/tcp/27000")
+        );
+        assert_eq!(
+            place("10.0.0.5:9", true),
+            p("/ip4/0.0.0.0/tcp/9", "/ip4/10.0.0.5/tcp/9")
+        );
+        assert_eq!(
+            place("node-a.example", false),
+            p("/ip4/0.0.0.0/tcp/27000", "/dns/node-a.example/tcp/27000")
+        );
+        assert_eq!(
+            place("[fd00::5]:7", false),
+            p("/ip6/fd00::5/tcp/7", "/ip6/fd00::5/tcp/7")
+        );
+        for bad in ["10.0.0.5:port", "", "[fd00::5", "[name]:1", "a/b"] {
+            let error = place(bad, false).expect_err(bad);
+            assert!(error.contains("write HOST or HOST:PORT"), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_network_on_hosts_names_their_addresses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = TestnetOptions {
+            hosts: vec![
+                "10.0.0.1".into(),
+                "10.0.0.2:1234".into(),
+                "b.example".into(),
+            ],
+            ..TestnetOptions::new(0, [1; 32])
+        };
+        let homes = write_testnet(dir.path(), &options).expect("written");
+        assert_eq!(homes.len(), 3);
+        let settings: Vec<NodeSettings> = homes
+            .iter()
+            .map(|h| Home::load(h).expect("home").settings)
+            .collect();
+        assert_eq!(settings[0].listen_addr, "/ip4/10.0.0.1/tcp/27000");
+        assert_eq!(
+            settings[0].persistent_peers,
+            ["/ip4/10.0.0.2/tcp/1234", "/dns/b.example/tcp/27000"]
+        );
+        assert_eq!(settings[2].listen_addr, "/ip4/0.0.0.0/tcp/27000");
+        for s in &settings {
+            s.engine_config().expect("the engine takes it");
+        }
+        let twice = TestnetOptions {
+            hosts: vec!["10.0.0.1".into(), "10.0.0.1:27000".into()],
+            ..TestnetOptions::new(0, [1; 32])
+        };
+        let error = write_testnet(&dir.path().join("again"), &twice)
+            .expect_err("refused")
+            .0;
+        assert!(error.contains("listed twice"), "{error}");
+    }
 }

@@ -77,13 +77,15 @@ impl chain::toy_abci_app::Behaviour for Bloated {
     }
 }
 
-// The endpoints test lives beside this file, in the directory named after it.
+// The endpoints and hosts tests live beside this file, in the directory named after it.
 #[path = "nodes/endpoints.rs"]
 mod endpoints;
+#[path = "nodes/hosts.rs"]
+mod hosts;
 
 type Test = (&'static str, fn());
 
-const TESTS: [Test; 7] = [
+const TESTS: [Test; 8] = [
     (
         "a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on",
         a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on,
@@ -111,6 +113,10 @@ const TESTS: [Test; 7] = [
     (
         "the_metrics_and_status_endpoints_answer_and_are_off_by_default",
         endpoints::the_metrics_and_status_endpoints_answer_and_are_off_by_default,
+    ),
+    (
+        "four_nodes_on_four_network_namespaces_survive_a_kill",
+        hosts::four_nodes_on_four_network_namespaces_survive_a_kill,
     ),
 ];
 

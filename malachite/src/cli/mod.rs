@@ -6,6 +6,7 @@
 //! NODE genesis --validator KEY… --out FILE                       the genesis every node shares (with the app's
 //!                                                                spec fingerprint, which `start` checks)
 //! NODE testnet --nodes 4 --dir DIR                               keys, genesis and configurations for DIR/node-0 …
+//! NODE testnet --hosts FILE --dir DIR                            … for one node per host of FILE (or --host H…)
 //! NODE start --home DIR [--metrics ADDR] [--status ADDR] [your flags]
 //!                                                                one node (with its metrics and status
 //!                                                                endpoints)
@@ -67,10 +68,13 @@ pub enum Command<X: Args> {
     /// Writes the genesis every node shares, from the validators' public keys and this program's spec
     /// fingerprint.
     Genesis(GenesisArgs),
-    /// Writes keys, a genesis and configurations for local nodes on 127.0.0.1 into DIR/node-0 … .
+    /// Writes keys, a genesis and configurations into DIR/node-0 …: for local nodes on 127.0.0.1, or for one
+    /// node per host (`--host`, `--hosts`; copy DIR/node-I to host I).
     Testnet {
         #[command(flatten)]
         net: NetArgs,
+        #[command(flatten)]
+        hosts: HostArgs,
         /// Where to write the nodes' home directories.
         #[arg(long)]
         dir: PathBuf,
@@ -150,7 +154,7 @@ pub struct GenesisArgs {
 /// How to lay out a local network (`testnet`, `run`).
 #[derive(Args, Clone, Debug)]
 pub struct NetArgs {
-    /// How many nodes (agent instances).
+    /// How many nodes (agent instances) on 127.0.0.1; `testnet` with hosts writes one per host instead.
     #[arg(long, default_value_t = 4)]
     pub nodes: usize,
     /// The least time a height takes, in milliseconds (0: as fast as consensus goes).
@@ -170,6 +174,40 @@ pub struct NetArgs {
     pub chain_id: Option<String>,
 }
 
+/// `testnet`'s flags for a network of several hosts.
+#[derive(Args, Clone, Debug, Default)]
+pub struct HostArgs {
+    /// A node's host as HOST or HOST:PORT (an IPv4 address, [IPv6] or a DNS name; the port defaults to
+    /// --base-port, or 27000); repeat for each node, in order. The network then has one node per host.
+    #[arg(long = "host", value_name = "HOST[:PORT]")]
+    pub hosts: Vec<String>,
+    /// A file of hosts, one HOST[:PORT] a line (blank lines and lines from `#` on ignored), after any --host.
+    #[arg(long = "hosts", value_name = "FILE")]
+    pub hosts_file: Option<PathBuf>,
+    /// Every node listens on all its interfaces (0.0.0.0), as in a container, rather than on its host's own
+    /// address.
+    #[arg(long)]
+    pub listen_any: bool,
+}
+
+impl HostArgs {
+    /// The hosts of `--host` and of the `--hosts` file, in order.
+    fn hosts(&self) -> Result<Vec<String>, CliError> {
+        let mut hosts = self.hosts.clone();
+        if let Some(path) = &self.hosts_file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the hosts file {}: {e}", path.display()))?;
+            hosts.extend(
+                text.lines()
+                    .map(|l| l.split('#').next().unwrap_or_default().trim())
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_owned),
+            );
+        }
+        Ok(hosts)
+    }
+}
+
 impl NetArgs {
     fn options(&self, name: &str, spec_fingerprint: [u8; 32]) -> TestnetOptions {
         TestnetOptions {
@@ -180,6 +218,8 @@ impl NetArgs {
             timeout_propose_ms: self.timeout_propose_ms,
             tx_wait_ms: self.tx_wait_ms,
             base_port: self.base_port,
+            hosts: Vec::new(),
+            listen_any: false,
         }
     }
 }
@@ -282,8 +322,11 @@ impl<S: Drive<B>, B: Send + Sync + 'static, X: Args> NodeCli<S, B, X> {
         match command {
             Command::Init(args) => init(&args),
             Command::Genesis(args) => genesis(&args, S::FINGERPRINT),
-            Command::Testnet { net, dir } => {
-                for home in write_testnet(&dir, &net.options(&self.name, S::FINGERPRINT))? {
+            Command::Testnet { net, hosts, dir } => {
+                let mut options = net.options(&self.name, S::FINGERPRINT);
+                options.hosts = hosts.hosts()?;
+                options.listen_any = hosts.listen_any;
+                for home in write_testnet(&dir, &options)? {
                     println!("{}", home.display());
                 }
                 Ok(())
