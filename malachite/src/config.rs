@@ -303,6 +303,28 @@ impl NodeSettings {
         }
     }
 
+    /// Checks what `serde` cannot: bounds that would make the node useless, and the endpoint addresses.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if self.mempool_per_sender == 0 {
+            return Err(ConfigError(
+                "mempool_per_sender is 0: no transaction would be taken; remove it for the default"
+                    .into(),
+            ));
+        }
+        if self.tx_ttl_heights == 0 {
+            return Err(ConfigError(
+                "tx_ttl_heights is 0: every transaction would expire at once; remove it for the default".into(),
+            ));
+        }
+        for addr in [&self.metrics_addr, &self.status_addr]
+            .into_iter()
+            .flatten()
+        {
+            crate::observe::endpoint_addr(addr)?;
+        }
+        Ok(())
+    }
+
     /// The engine's timeouts.
     pub fn timeouts(&self) -> LinearTimeouts {
         let ms = Duration::from_millis;
@@ -414,7 +436,11 @@ impl Home {
     pub fn load(dir: &Path) -> Result<Home, ConfigError> {
         let genesis = Genesis::load(&dir.join("genesis.json"))?;
         let key = load_key(&dir.join("node_key.json"))?;
-        let settings: NodeSettings = read_json(&dir.join("config.json"))?;
+        let config = dir.join("config.json");
+        let settings: NodeSettings = read_json(&config)?;
+        settings
+            .check()
+            .map_err(|e| ConfigError(format!("{}: {e}", config.display())))?;
         let me = key.public_key();
         if genesis.validator_set()?.get(&me.address()).is_none() {
             return Err(ConfigError(format!(

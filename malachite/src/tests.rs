@@ -13,7 +13,7 @@ use malachitebft_signing::{Signer, Verifier};
 use malachitebft_sync::{RawDecidedValue, Response, ValueResponse};
 
 use crate::codec::BorshCodec;
-use crate::config::{Genesis, Home, TestnetOptions, write_testnet};
+use crate::config::{Genesis, Home, NodeSettings, TestnetOptions, write_testnet};
 use crate::signing::{Ed25519Provider, PrivateKey};
 use crate::store::{BlockStore, StoreError, StoredBlock};
 use crate::types::{
@@ -607,6 +607,17 @@ fn an_unreadable_or_invalid_config_is_one_line_naming_the_fix() {
             && misspelt.contains("write a new one with `init`")
             && !misspelt.contains('\n'),
         "{misspelt}"
+    );
+    let ttl = format!(
+        "\"tx_ttl_heights\": {}",
+        NodeSettings::DEFAULT_TX_TTL_HEIGHTS
+    );
+    assert!(text.contains(&ttl), "{text}");
+    std::fs::write(&config, text.replace(&ttl, "\"tx_ttl_heights\": 0")).expect("write");
+    let zero = error(&homes[0]);
+    assert!(
+        zero.contains("tx_ttl_heights is 0") && zero.contains("remove it for the default"),
+        "{zero}"
     );
     std::fs::write(&config, "{ not json").expect("write");
     assert!(error(&homes[0]).contains("write a new one with `init`"));
