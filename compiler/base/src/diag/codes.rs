@@ -127,6 +127,7 @@ codes! {
     BadRoundWrites = "E0407", "bad_round_writes", error, "a round's `writes` do not fit the value it decides";
     BadRoundRole = "E0408", "bad_round_role", error, "`registration;` or `elects_keeper;` on a round that cannot play that part";
     BadConfirmations = "E0409", "bad_confirmations", error, "`confirmations` on a round that no threshold decides";
+    ShortTimeout = "W0410", "short_timeout", warn, "a timeout is shorter than a block interval, so its round times out before it can decide";
     // Composition.
     TooFewMachines = "E0501", "too_few_machines", error, "a composition has fewer than two machines";
     MachineUsedTwice = "E0502", "machine_used_twice", error, "a machine appears twice in one composition";
@@ -139,6 +140,7 @@ codes! {
     DuplicateMapping = "E0509", "duplicate_mapping", error, "a final state is mapped twice";
     ComposedCheck = "E0510", "composed_app_invalid", error, "the composed app fails a check as an ordinary machine";
     KeyTypeMismatch = "E0511", "key_type_mismatch", error, "composed machines declare one key with two different types";
+    MachineNeverEntered = "W0512", "machine_never_entered", warn, "a chained machine is never entered: no mapping leads into it, so the app drops it";
     // Data flow and conditions.
     ReadBeforeWrite = "E0601", "read_before_write", error, "a key is read in a state that some path reaches without writing it";
     PostconditionUnmet = "E0602", "postcondition_unmet", error, "a final state guarantees a key that some path reaches it without writing";
@@ -259,6 +261,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::BadRoundWrites, include_str!("explain/E0407.md")),
     (Code::BadRoundRole, include_str!("explain/E0408.md")),
     (Code::BadConfirmations, include_str!("explain/E0409.md")),
+    (Code::ShortTimeout, include_str!("explain/W0410.md")),
     (Code::TooFewMachines, include_str!("explain/E0501.md")),
     (Code::MachineUsedTwice, include_str!("explain/E0502.md")),
     (Code::MappingFromNonFinal, include_str!("explain/E0503.md")),
@@ -270,6 +273,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::DuplicateMapping, include_str!("explain/E0509.md")),
     (Code::ComposedCheck, include_str!("explain/E0510.md")),
     (Code::KeyTypeMismatch, include_str!("explain/E0511.md")),
+    (Code::MachineNeverEntered, include_str!("explain/W0512.md")),
     (Code::ReadBeforeWrite, include_str!("explain/E0601.md")),
     (Code::PostconditionUnmet, include_str!("explain/E0602.md")),
     (Code::ConditionOnWrongState, include_str!("explain/E0603.md")),
