@@ -172,6 +172,11 @@ codes! {
     DirectTransition = "E0903", "direct_transition", error, "a direct `A -> B` transition outside a staged machine";
     FinalStage = "E0904", "final_stage", error, "a stage of a staged machine is marked `final`";
     ScriptedRewarded = "E0905", "scripted_agent_rewarded", error, "a stage rewards a scripted agent";
+    // Verification (`fsmc verify`): what goes wrong over time.
+    VerifyStuck = "E1101", "verify_stuck_state", error, "the app can reach a state that no block leaves";
+    VerifyPeriodNeverEnds = "E1102", "verify_period_never_ends", error, "a fair run loops forever without reaching a reset round or a final state";
+    VerifyKeeperNotLive = "E1103", "verify_keeper_not_live", error, "a keeper round can run without an elected keeper that has not failed this period";
+    VerifyKeyMissing = "E1104", "verify_key_missing", error, "a state can be entered without a key it reads or requires";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -301,6 +306,10 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::DirectTransition, include_str!("explain/E0903.md")),
     (Code::FinalStage, include_str!("explain/E0904.md")),
     (Code::ScriptedRewarded, include_str!("explain/E0905.md")),
+    (Code::VerifyStuck, include_str!("explain/E1101.md")),
+    (Code::VerifyPeriodNeverEnds, include_str!("explain/E1102.md")),
+    (Code::VerifyKeeperNotLive, include_str!("explain/E1103.md")),
+    (Code::VerifyKeyMissing, include_str!("explain/E1104.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

@@ -1,0 +1,106 @@
+//! `fsmc verify`: a checked Open Autonomy app explored against every block schedule an adversarial
+//! environment can choose, with at most `F` faulty agents.
+//!
+//! A replica is a deterministic function of its blocks, so one replica checked against every block schedule
+//! covers every replica under every network. The environment chooses, block by block, which pending payloads
+//! go in (and in which order, where a round compares them as they come), whether the round's timeout passes,
+//! what faulty agents send (anything, or nothing), what honest agents send (payloads abstracted by what the
+//! round kind can tell apart), and what a custom round decides. Rounds are decided by the runtime's own round
+//! kinds ([`round`]); the app's bookkeeping around them (participants, keepers, periods, keys) follows the
+//! runtime's replica.
+//!
+//! - [`model`]: what each state is, read once from the checked machine.
+//! - [`round`]: a round in progress by payload class, decided by the runtime's round kinds.
+//! - [`explore`]: the abstract states, the environment's blocks, the search.
+//! - [`liveness`]: fair cycles that never end a period, and the worst-case period length.
+//! - [`report`]: violations as diagnostics labelling the spec along the counterexample.
+//!
+//! Pure: a checked spec in, findings out.
+
+mod explore;
+mod liveness;
+mod model;
+mod report;
+mod round;
+
+pub use explore::Config;
+pub use liveness::Bound;
+
+use fsmc_base::diag::Diagnostic;
+use fsmc_model::spec::{Checked, Item, Machine};
+use fsmc_vocab::Profile;
+
+/// What verifying one app found.
+#[derive(Debug)]
+pub struct Report {
+    /// The app's or machine's name.
+    pub name: String,
+    /// Distinct abstract states explored.
+    pub states: usize,
+    /// Blocks (steps between states) explored.
+    pub steps: usize,
+    /// The search stopped at `max_states` before exploring everything: the findings cover only what was seen.
+    pub truncated: bool,
+    /// The worst-case period length; `None` when a cycle inside a period makes it unbounded.
+    pub bound: Option<Bound>,
+    /// Whether the app has a period to end at all (a reset round or a final state): without one, liveness is
+    /// not checked.
+    pub periodic: bool,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Verifies every app of the entry file and every `abci` machine it defines.
+pub fn verify(checked: &Checked, config: &Config) -> Vec<Report> {
+    let spec = checked.spec();
+    let mut out = Vec::new();
+    for item in &spec.entry_items {
+        let machine: &Machine = match *item {
+            Item::Machine(id) if spec.machine(id).profile == Profile::Abci => spec.machine(id),
+            Item::App(i) => match checked.composed().get(i) {
+                Some(c) if c.machine.profile == Profile::Abci => &c.machine,
+                _ => continue,
+            },
+            Item::Machine(_) => continue,
+        };
+        if let Some(r) = verify_machine(machine, config) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Verifies one machine (an `abci` machine or an app's composed machine).
+pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
+    let model = model::Model::new(machine)?;
+    let ex = explore::explore(&model, config);
+    let mut diagnostics = Vec::new();
+    // One report per property and state of the spec: the first (shortest) counterexample found.
+    let mut seen = std::collections::BTreeSet::new();
+    for (at, v) in &ex.violations {
+        let state = ex.states[*at as usize].state;
+        if seen.insert((state, format!("{v:?}"))) {
+            diagnostics.push(report::violation(&model, &ex, *at, v));
+        }
+    }
+    let periodic = model.has_goal();
+    if periodic
+        && !ex.truncated
+        && let Some(scc) = liveness::fair_cycle(&ex)
+    {
+        diagnostics.push(report::livelock(&model, &ex, &scc));
+    }
+    let bound = if periodic {
+        liveness::period_bound(&ex)
+    } else {
+        None
+    };
+    Some(Report {
+        name: machine.name.to_string(),
+        states: ex.states.len(),
+        steps: ex.steps.iter().map(Vec::len).sum(),
+        truncated: ex.truncated,
+        bound,
+        periodic,
+        diagnostics,
+    })
+}
