@@ -145,7 +145,10 @@ pub(crate) fn explore(model: &Model<'_>, config: &Config) -> Explored {
                 ..step
             });
         }
-        if x.open && !steps.iter().any(|s| s.to as usize != next) || is_dead(model, &x) {
+        let moves = steps
+            .iter()
+            .any(|s| s.to as usize != next || s.fired.is_some());
+        if x.open && !moves || is_dead(model, &x) {
             ex.violations.push((next as u32, Violation::Stuck));
         }
         ex.steps.push(steps);
@@ -174,7 +177,9 @@ fn check_entry(model: &Model<'_>, x: &Abs, id: u32, out: &mut Vec<(u32, Violatio
             out.push((id, Violation::Key(*k, *span)));
         }
     }
-    if sm.role == Role::Keeper && !sm.is_final && (x.keeper.is_none() || x.keeper_failed) {
+    // A keeper that is no longer a participant (it did not register again) cannot send either.
+    let gone = x.keeper.is_some_and(|g| x.part[g] == 0);
+    if sm.role == Role::Keeper && !sm.is_final && (x.keeper.is_none() || x.keeper_failed || gone) {
         out.push((id, Violation::Keeper));
     }
 }
@@ -190,7 +195,11 @@ fn members(model: &Model<'_>, config: &Config, x: &Abs) -> Members {
     Members {
         honest,
         faulty,
-        keeper: if sm.role == Role::Keeper { x.keeper } else { None },
+        keeper: if sm.role == Role::Keeper {
+            x.keeper
+        } else {
+            None
+        },
     }
 }
 
@@ -388,13 +397,19 @@ fn blocks(model: &Model<'_>, config: &Config, x: &Abs, blank: &Step, out: &mut V
         }
     }
     let honest_classes = classes(model, x, HONEST);
-    // The value honest agents agree on when they make progress: the first they may send.
-    let agreed = honest_classes.first().copied().unwrap_or(A);
+    // The value honest agents agree on when they make progress: the one they already sent, else the first
+    // they may send.
+    let before = x.round.counts[HONEST];
+    let agreed = honest_classes
+        .iter()
+        .copied()
+        .find(|&c| before[c] > 0)
+        .or_else(|| honest_classes.first().copied())
+        .unwrap_or(A);
     let mut honest = splits(&honest_classes, pending[HONEST]);
     if sm.kind == RoundKind::CollectSameUntilAll {
         // Honest agents of an all-agree round send one value: were they to disagree, the round could never
         // decide whatever the protocol, which is no fault of the app.
-        let before = x.round.counts[HONEST];
         honest.retain(|h| {
             let mut classes = (0..CLASSES).filter(|&c| h[c] > 0 || before[c] > 0);
             classes.next().is_none() || classes.next().is_none()
@@ -467,10 +482,7 @@ fn block(
         done,
         writes: done,
         elected: ended.elected,
-        senders: [
-            ended.collected.sent(HONEST),
-            ended.collected.sent(FAULTY),
-        ],
+        senders: [ended.collected.sent(HONEST), ended.collected.sent(FAULTY)],
     };
     let (y, goal) = decide(model, config, x, &d);
     Some((
@@ -511,7 +523,11 @@ fn orders(ordered: bool) -> &'static [bool] {
 /// second class first.
 fn arrange(h: &[u8; CLASSES], f: &[u8; CLASSES], flip: bool) -> Sends {
     let mut sends: Sends = Vec::new();
-    let groups = if flip { [FAULTY, HONEST] } else { [HONEST, FAULTY] };
+    let groups = if flip {
+        [FAULTY, HONEST]
+    } else {
+        [HONEST, FAULTY]
+    };
     let order: [usize; CLASSES] = if flip { [B, A, NONE] } else { [A, B, NONE] };
     for c in order {
         for g in groups {
@@ -531,7 +547,7 @@ fn fairness(x: &Abs, out: &mut [(Abs, Step)]) {
     let progress = out.iter().position(|(_, s)| {
         s.timeout.is_none() && s.prompt && s.sends.iter().all(|&(g, _, _)| g == HONEST)
     });
-    let stalled = progress.is_none_or(|i| out[i].0 == *x);
+    let stalled = progress.is_none_or(|i| out[i].1.fired.is_none() && out[i].0 == *x);
     for (i, (_, s)) in out.iter_mut().enumerate() {
         if Some(i) == progress || s.timeout.is_some() && stalled {
             s.fair = true;

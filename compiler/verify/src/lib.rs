@@ -83,9 +83,17 @@ pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
         }
     }
     let periodic = model.has_goal();
+    // A fair cycle of states no block leaves is the stuck state already reported.
+    let stuck: std::collections::BTreeSet<u32> = ex
+        .violations
+        .iter()
+        .filter(|(_, v)| *v == explore::Violation::Stuck)
+        .map(|(at, _)| *at)
+        .collect();
     if periodic
         && !ex.truncated
         && let Some(scc) = liveness::fair_cycle(&ex)
+        && !scc.iter().all(|s| stuck.contains(s))
     {
         diagnostics.push(report::livelock(&model, &ex, &scc));
     }

@@ -105,14 +105,6 @@ pub(crate) fn fair_cycle(ex: &Explored) -> Option<Vec<u32>> {
             };
             let (bad, good): (Vec<u32>, Vec<u32>) = scc.iter().partition(|s| leaves(s));
             if bad.is_empty() {
-                if std::env::var_os("FSMC_VERIFY_DEBUG").is_some() {
-                    for &s in &scc {
-                        eprintln!("{s}: {:?}", ex.states[s as usize]);
-                        for st in &ex.steps[s as usize] {
-                            eprintln!("   -> {} fair {} goal {} prompt {} sends {:?} t {:?} fired {:?}", st.to, st.fair, st.goal, st.prompt, st.sends, st.timeout, st.fired);
-                        }
-                    }
-                }
                 return Some(scc);
             }
             if !good.is_empty() {
@@ -134,8 +126,10 @@ pub struct Bound {
 
 pub(crate) fn period_bound(ex: &Explored) -> Option<Bound> {
     let n = ex.steps.len();
+    // A block that changes nothing (waiting for a timeout) is not counted: the timeout's duration is. A decision
+    // that re-enters its own round is.
     let counted = |st: &crate::explore::Step, from: u32| {
-        st.to != from && (st.fired.is_some() || st.timeout.is_none()) && (st.prompt || st.fair)
+        (st.to != from || st.fired.is_some()) && (st.prompt || st.fair)
     };
     // Period starts: the initial state and every state a period-ending step leads to.
     let mut starts = vec![0u32];

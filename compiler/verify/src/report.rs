@@ -20,38 +20,65 @@ pub(crate) fn path_to(ex: &Explored, to: u32) -> Vec<(u32, Step)> {
     out
 }
 
-/// A cycle through `scc` from its first state back to it, by breadth-first search inside the component.
+/// A fair loop through `scc` from its first state back to it: every fair step of a state it passes is taken
+/// (they all stay in the component), and shortest paths inside the component join them up.
 pub(crate) fn cycle_in(ex: &Explored, scc: &[u32]) -> Vec<(u32, Step)> {
     let members: std::collections::BTreeSet<u32> = scc.iter().copied().collect();
     let Some(&start) = scc.iter().min() else {
         return Vec::new();
     };
-    let mut prev: BTreeMap<u32, (u32, usize)> = BTreeMap::new();
-    let mut queue = std::collections::VecDeque::from([start]);
-    while let Some(v) = queue.pop_front() {
-        for (i, st) in ex.steps[v as usize].iter().enumerate() {
-            if st.goal || !members.contains(&st.to) || prev.contains_key(&st.to) {
-                continue;
-            }
-            prev.insert(st.to, (v, i));
-            if st.to == start {
-                queue.clear();
-                break;
-            }
+    let inside = |st: &Step| !st.goal && members.contains(&st.to);
+    let mut taken = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    let mut at = start;
+    for _ in 0..scc.len().saturating_mul(8).saturating_add(16) {
+        let fair = ex.steps[at as usize]
+            .iter()
+            .enumerate()
+            .find(|(i, st)| st.fair && inside(st) && !taken.contains(&(at, *i)));
+        let (i, st) = match fair {
+            Some(found) => found,
+            None if at == start && !out.is_empty() => break,
+            None => match toward(ex, &members, at, start) {
+                Some(i) => (i, &ex.steps[at as usize][i]),
+                None => break,
+            },
+        };
+        taken.insert((at, i));
+        out.push((at, st.clone()));
+        at = st.to;
+    }
+    out
+}
+
+/// The first step of a shortest path from `from` to `to` inside `members`.
+fn toward(
+    ex: &Explored,
+    members: &std::collections::BTreeSet<u32>,
+    from: u32,
+    to: u32,
+) -> Option<usize> {
+    let mut first: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::new();
+    for (i, st) in ex.steps[from as usize].iter().enumerate() {
+        if !st.goal && members.contains(&st.to) && !first.contains_key(&st.to) {
+            first.insert(st.to, i);
             queue.push_back(st.to);
         }
     }
-    let mut out = Vec::new();
-    let mut at = start;
-    while let Some(&(from, i)) = prev.get(&at) {
-        out.push((from, ex.steps[from as usize][i].clone()));
-        at = from;
-        if at == start {
-            break;
+    while let Some(v) = queue.pop_front() {
+        if v == to {
+            return first.get(&v).copied();
+        }
+        let via = first[&v];
+        for st in &ex.steps[v as usize] {
+            if !st.goal && members.contains(&st.to) && !first.contains_key(&st.to) {
+                first.insert(st.to, via);
+                queue.push_back(st.to);
+            }
         }
     }
-    out.reverse();
-    out
+    None
 }
 
 /// What a block did, in words.
@@ -146,9 +173,9 @@ pub(crate) fn violation(model: &Model<'_>, ex: &Explored, at: u32, v: &Violation
             let key = &model.machine.key(*k).name;
             Diagnostic::new(
                 Code::VerifyKeyMissing,
-                format!("`{name}` reads `{key}`, which is missing after {blocks} blocks"),
+                format!("`{name}` needs `{key}` on entry, but it can be missing after {blocks} blocks"),
             )
-            .at(*read, "read here")
+            .at(*read, "needed here")
             .with(span, "entered without it")
             .help(format!(
                 "write `{key}` on every path to `{name}`, or make it `cross_period` if it must survive a reset"

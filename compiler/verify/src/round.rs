@@ -131,7 +131,9 @@ impl Rt {
     }
 
     fn end_block(&mut self) -> Option<(OutcomeKind, Option<u16>)> {
-        fn kind<V>(o: Option<fsmc_runtime_core::rounds::Outcome<V>>) -> Option<(OutcomeKind, Option<u16>)> {
+        fn kind<V>(
+            o: Option<fsmc_runtime_core::rounds::Outcome<V>>,
+        ) -> Option<(OutcomeKind, Option<u16>)> {
             o.map(|o| (o.kind(), None))
         }
         match self {
@@ -161,7 +163,11 @@ impl Rt {
         let class_of = |v: u16| if v == 0 { A } else { B };
         let opt = |v: &Option<u16>| v.map_or(NONE, class_of);
         match self {
-            Rt::SameAll(r) => r.submissions().iter().map(|(k, v)| (*k, class_of(*v))).collect(),
+            Rt::SameAll(r) => r
+                .submissions()
+                .iter()
+                .map(|(k, v)| (*k, class_of(*v)))
+                .collect(),
             Rt::DifferentAll(r) => r
                 .submissions()
                 .iter()
@@ -176,7 +182,11 @@ impl Rt {
                 .iter()
                 .map(|(k, v)| (*k, v.map_or(NONE, |yes| if yes { A } else { B })))
                 .collect(),
-            Rt::Custom(r) => r.submissions().iter().map(|(k, v)| (*k, class_of(*v))).collect(),
+            Rt::Custom(r) => r
+                .submissions()
+                .iter()
+                .map(|(k, v)| (*k, class_of(*v)))
+                .collect(),
         }
     }
 }
