@@ -97,7 +97,8 @@ pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
     {
         diagnostics.push(report::livelock(&model, &ex, &scc));
     }
-    let bound = if periodic {
+    // A search cut short has states it never expanded: no bound can be read from it.
+    let bound = if periodic && !ex.truncated {
         liveness::period_bound(&ex)
     } else {
         None
