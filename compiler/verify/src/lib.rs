@@ -17,12 +17,14 @@
 //!
 //! Pure: a checked spec in, findings out.
 
+mod emit;
 mod explore;
 mod liveness;
 mod model;
 mod report;
 mod round;
 
+pub use emit::emit_test;
 pub use explore::Config;
 pub use liveness::Bound;
 
@@ -47,6 +49,31 @@ pub struct Report {
     /// not checked.
     pub periodic: bool,
     pub diagnostics: Vec<Diagnostic>,
+    /// The blocks of the first violation found, for `--emit-test`.
+    pub counterexample: Option<Counterexample>,
+}
+
+/// The blocks that lead to a violation, as `--emit-test` replays them on the generated app.
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    /// The property violated.
+    pub code: fsmc_base::diag::Code,
+    pub blocks: Vec<CexBlock>,
+    /// For a loop that never ends its period: where the loop begins in `blocks` (it runs to the end).
+    pub loop_from: Option<usize>,
+    /// The key found missing (E1104).
+    pub key: Option<String>,
+}
+
+/// One block of a counterexample.
+#[derive(Clone, Debug)]
+pub struct CexBlock {
+    /// The state the app is in when the block arrives.
+    pub state: String,
+    /// The round's timeout fires at the start of the block, after this long.
+    pub timeout: Option<std::time::Duration>,
+    /// The payloads, in order: (honest, class: 0 the agreed value, 1 another, 2 empty, how many).
+    pub sends: Vec<(bool, u8, u8)>,
 }
 
 /// Verifies every app of the entry file and every `abci` machine it defines.
@@ -76,10 +103,14 @@ pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
     let mut diagnostics = Vec::new();
     // One report per property and state of the spec: the first (shortest) counterexample found.
     let mut seen = std::collections::BTreeSet::new();
+    let mut counterexample = None;
     for (at, v) in &ex.violations {
         let state = ex.states[*at as usize].state;
         if seen.insert((state, format!("{v:?}"))) {
             diagnostics.push(report::violation(&model, &ex, *at, v));
+            if counterexample.is_none() {
+                counterexample = Some(report::counterexample(&model, &ex, *at, v));
+            }
         }
     }
     let periodic = model.has_goal();
@@ -96,6 +127,7 @@ pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
         && !scc.iter().all(|s| stuck.contains(s))
     {
         diagnostics.push(report::livelock(&model, &ex, &scc));
+        counterexample = counterexample.or_else(|| Some(report::lasso(&model, &ex, &scc)));
     }
     // A search cut short has states it never expanded: no bound can be read from it.
     let bound = if periodic && !ex.truncated {
@@ -111,5 +143,6 @@ pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
         bound,
         periodic,
         diagnostics,
+        counterexample,
     })
 }

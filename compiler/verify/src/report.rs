@@ -206,3 +206,60 @@ pub(crate) fn livelock(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> Diagnos
     let d = label_path(model, ex, &prefix, 0, "", d);
     label_path(model, ex, &cycle, prefix.len(), "loop: ", d)
 }
+
+fn blocks_of(model: &Model<'_>, ex: &Explored, steps: &[(u32, Step)]) -> Vec<crate::CexBlock> {
+    steps
+        .iter()
+        .map(|(from, st)| crate::CexBlock {
+            state: model
+                .machine
+                .state(ex.states[*from as usize].state)
+                .name
+                .to_string(),
+            timeout: st.timeout,
+            sends: st
+                .sends
+                .iter()
+                .map(|&(g, c, n)| (g == HONEST, c as u8, n))
+                .collect(),
+        })
+        .collect()
+}
+
+/// The counterexample of a safety violation at `at`.
+pub(crate) fn counterexample(
+    model: &Model<'_>,
+    ex: &Explored,
+    at: u32,
+    v: &Violation,
+) -> crate::Counterexample {
+    let (code, key) = match v {
+        Violation::Stuck => (Code::VerifyStuck, None),
+        Violation::Keeper => (Code::VerifyKeeperNotLive, None),
+        Violation::Key(k, _) => (
+            Code::VerifyKeyMissing,
+            Some(model.machine.key(*k).name.to_string()),
+        ),
+    };
+    crate::Counterexample {
+        code,
+        blocks: blocks_of(model, ex, &path_to(ex, at)),
+        loop_from: None,
+        key,
+    }
+}
+
+/// The counterexample of a fair cycle: the way to it, then the loop.
+pub(crate) fn lasso(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> crate::Counterexample {
+    let cycle = cycle_in(ex, scc);
+    let entry = cycle.first().map_or(scc[0], |(from, _)| *from);
+    let mut blocks = blocks_of(model, ex, &path_to(ex, entry));
+    let loop_from = blocks.len();
+    blocks.extend(blocks_of(model, ex, &cycle));
+    crate::Counterexample {
+        code: Code::VerifyPeriodNeverEnds,
+        blocks,
+        loop_from: Some(loop_from),
+        key: None,
+    }
+}

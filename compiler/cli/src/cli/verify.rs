@@ -6,8 +6,9 @@ use fsmc_base::diag::{Diagnostic, render};
 use fsmc_verify::Config;
 
 use clap::Args;
+use fsmc_driver::loader;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug)]
 pub(crate) struct VerifyArgs {
@@ -22,6 +23,11 @@ pub(crate) struct VerifyArgs {
     /// Stop after this many distinct states (a bound on time and memory).
     #[arg(long, default_value_t = 2_000_000)]
     max_states: usize,
+    /// Write the first counterexample found as a Rust test to this file: it feeds the blocks to the generated
+    /// app's `deliver_block` and fails while the spec has the bug. The spec is named relative to the crate
+    /// (the nearest `Cargo.toml` above the file), as `include_fsm!` wants it.
+    #[arg(long, value_name = "PATH")]
+    emit_test: Option<PathBuf>,
     /// How to print the findings (the same as `--message-format`).
     #[arg(long = "format", value_enum, value_name = "FORMAT")]
     format: Option<Format>,
@@ -78,6 +84,11 @@ pub(crate) fn run(args: VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, tt
             "nothing to verify: the file defines no app and no `abci` machine"
         );
     }
+    if let Some(path) = &args.emit_test
+        && let Err(message) = emit(path, &args.spec, checked, &reports, &config, err)
+    {
+        return super::usage_error(err, &message);
+    }
     compilation.diagnostics = found;
     let _ = out.write_all(args.common.render(&compilation, format, tty).as_bytes());
     if compilation.diagnostics.iter().any(Diagnostic::is_error) {
@@ -87,6 +98,56 @@ pub(crate) fn run(args: VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, tt
     } else {
         0
     }
+}
+
+/// Writes the first counterexample of `reports` as a test to `path`.
+fn emit(
+    path: &Path,
+    spec: &Path,
+    checked: &fsmc_model::spec::Checked,
+    reports: &[fsmc_verify::Report],
+    config: &Config,
+    err: &mut dyn Write,
+) -> Result<(), String> {
+    let Some((r, cex)) = reports
+        .iter()
+        .find_map(|r| r.counterexample.as_ref().map(|c| (r, c)))
+    else {
+        let _ = writeln!(err, "no counterexample: no test written");
+        return Ok(());
+    };
+    let machine = machine_named(checked, &r.name).ok_or("the verified app is not in the spec")?;
+    let absolute = |p: &Path| loader::normalize(&loader::absolute(p));
+    let out = absolute(path);
+    let dir = out.parent().unwrap_or(Path::new("/"));
+    // `include_fsm!` names the spec from the crate's root: the nearest directory above with a Cargo.toml.
+    let root = dir
+        .ancestors()
+        .find(|d| d.join("Cargo.toml").is_file())
+        .unwrap_or(dir);
+    let spec_path = super::generate::relative(root, &absolute(spec));
+    let text = fsmc_verify::emit_test(machine, cex, config, &spec_path)?;
+    std::fs::write(&out, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let _ = writeln!(
+        err,
+        "wrote {}: the counterexample of {} as a test",
+        path.display(),
+        cex.code.id()
+    );
+    Ok(())
+}
+
+/// The machine an app report is about: an app's composed machine, or a machine.
+fn machine_named<'a>(
+    checked: &'a fsmc_model::spec::Checked,
+    name: &str,
+) -> Option<&'a fsmc_model::spec::Machine> {
+    checked
+        .composed()
+        .iter()
+        .map(|c| &c.machine)
+        .chain(&checked.spec().machines)
+        .find(|m| m.name.text == name)
 }
 
 /// One line per app: what was explored, the worst-case period, and whether the search finished.
