@@ -200,8 +200,8 @@ pub(crate) fn livelock(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> Diagnos
     .at(span, "the loop starts here")
     .help("give the loop an exit the environment cannot avoid: a timeout or outcome that leads to a reset round")
     .note(format!(
-        "the loop takes {} blocks and repeats forever, with at most the allowed faults, timeouts firing, and honest agents that agree delivering",
-        cycle.len()
+        "the loop takes {} and repeats forever, with at most the allowed faults, timeouts firing, and honest agents that agree delivering",
+        if cycle.len() == 1 { "1 block".to_string() } else { format!("{} blocks", cycle.len()) }
     ));
     let d = label_path(model, ex, &prefix, 0, "", d);
     label_path(model, ex, &cycle, prefix.len(), "loop: ", d)
