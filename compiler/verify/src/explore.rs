@@ -95,8 +95,16 @@ pub(crate) struct Explored {
     pub truncated: bool,
 }
 
-/// Explores every state reachable from the start.
-pub(crate) fn explore(model: &Model<'_>, config: &Config) -> Explored {
+/// How often the search reports how far it got.
+const PROGRESS_EVERY: usize = 100_000;
+
+/// Explores every state reachable from the start; `progress` hears the number of states found every
+/// [`PROGRESS_EVERY`].
+pub(crate) fn explore(
+    model: &Model<'_>,
+    config: &Config,
+    progress: &mut dyn FnMut(usize),
+) -> Explored {
     let mut ex = Explored {
         states: IndexSet::default(),
         steps: Vec::new(),
@@ -132,6 +140,9 @@ pub(crate) fn explore(model: &Model<'_>, config: &Config) -> Explored {
         for (to, step) in successors(model, config, &x) {
             let (id, fresh) = ex.states.insert_full(to);
             if fresh {
+                if ex.states.len().is_multiple_of(PROGRESS_EVERY) {
+                    progress(ex.states.len());
+                }
                 if ex.states.len() > config.max_states {
                     ex.truncated = true;
                     ex.states.pop();

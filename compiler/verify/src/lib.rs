@@ -78,6 +78,16 @@ pub struct CexBlock {
 
 /// Verifies every app of the entry file and every `abci` machine it defines.
 pub fn verify(checked: &Checked, config: &Config) -> Vec<Report> {
+    verify_with_progress(checked, config, &mut |_, _| {})
+}
+
+/// [`verify`], telling `progress` the app being explored and how many states it has found, now and then on a
+/// long run.
+pub fn verify_with_progress(
+    checked: &Checked,
+    config: &Config,
+    progress: &mut dyn FnMut(&str, usize),
+) -> Vec<Report> {
     let spec = checked.spec();
     let mut out = Vec::new();
     for item in &spec.entry_items {
@@ -89,7 +99,7 @@ pub fn verify(checked: &Checked, config: &Config) -> Vec<Report> {
             },
             Item::Machine(_) => continue,
         };
-        if let Some(r) = verify_machine(machine, config) {
+        if let Some(r) = explore_machine(machine, config, progress) {
             out.push(r);
         }
     }
@@ -98,8 +108,16 @@ pub fn verify(checked: &Checked, config: &Config) -> Vec<Report> {
 
 /// Verifies one machine (an `abci` machine or an app's composed machine).
 pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
+    explore_machine(machine, config, &mut |_, _| {})
+}
+
+fn explore_machine(
+    machine: &Machine,
+    config: &Config,
+    progress: &mut dyn FnMut(&str, usize),
+) -> Option<Report> {
     let model = model::Model::new(machine)?;
-    let ex = explore::explore(&model, config);
+    let ex = explore::explore(&model, config, &mut |n| progress(&machine.name.text, n));
     let mut diagnostics = Vec::new();
     // One report per property and state of the spec: the first (shortest) counterexample found.
     let mut seen = std::collections::BTreeSet::new();

@@ -70,7 +70,9 @@ pub(crate) fn run(args: VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, tt
         faults: args.faults,
         max_states: args.max_states,
     };
-    let reports = fsmc_verify::verify(checked, &config);
+    let reports = fsmc_verify::verify_with_progress(checked, &config, &mut |app, states| {
+        let _ = writeln!(err, "{app}: {states} states so far");
+    });
     let mut found: Vec<Diagnostic> = std::mem::take(&mut compilation.diagnostics);
     let mut truncated = false;
     for r in &reports {
