@@ -113,7 +113,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
 }
 
 /// `path` relative to the directory `base` (both absolute and normalized), with `/` separators.
-fn relative(base: &Path, path: &Path) -> String {
+pub(super) fn relative(base: &Path, path: &Path) -> String {
     let (b, p): (Vec<_>, Vec<_>) = (base.components().collect(), path.components().collect());
     let common = b.iter().zip(&p).take_while(|(x, y)| x == y).count();
     let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];

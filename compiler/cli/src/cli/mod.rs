@@ -14,6 +14,7 @@ mod explain;
 mod export;
 mod fmt;
 mod generate;
+mod verify;
 mod write;
 
 #[derive(Parser, Debug)]
@@ -44,6 +45,9 @@ enum Command {
     Import(export::ImportArgs),
     /// Format `.fsm` files in the canonical layout (`--check`: only report, with a diff, what would change).
     Fmt(fmt::FmtArgs),
+    /// Prove an app never hangs, or show the blocks that make it hang: explore it against every block
+    /// schedule an adversary with at most `--faults` faulty agents can choose.
+    Verify(verify::VerifyArgs),
     /// Run the language server on standard input and output (for editors).
     Lsp,
     /// Explain a diagnostic code, with a failing example and its fix, or list them all.
@@ -155,6 +159,7 @@ pub fn run(
         Command::Graph(args) => export::graph(args, out, err, stdout_is_tty),
         Command::Import(args) => export::import(args, out, err, stdout_is_tty),
         Command::Fmt(args) => fmt::run(args, out, err, stdout_is_tty),
+        Command::Verify(args) => verify::run(args, out, err, stdout_is_tty),
         Command::Lsp => crate::lsp::run_stdio(err),
         Command::Explain { code } => explain::run(code.as_deref(), out, err),
     };
