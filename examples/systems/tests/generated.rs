@@ -8,3 +8,35 @@ mod oracle {
 mod turnstile {
     fsmc_runtime::include_fsm!("../pregenerated/turnstile.fsm", tests);
 }
+
+/// Hello world's custom round is the app's own code: its tests take the app's `Rounds` and the payloads that
+/// make `PrintMessageRound` decide.
+mod hello_world {
+    use fsmc_examples::hello_world::hello_world_abci_app::{Event, Rounds};
+    use fsmc_examples::hello_world::hello_world_abci_app_tests::{Fixture, check_all};
+    use fsmc_examples::hello_world::{HELLO_WORLD, rounds};
+    use fsmc_runtime::app::AgentId;
+    use std::sync::Arc;
+
+    struct HelloWorld;
+
+    impl Fixture for HelloWorld {
+        fn logic(&self) -> Arc<dyn Rounds> {
+            rounds()
+        }
+
+        /// The round ends once every participant printed.
+        fn print_message_round(&self, event: Event, eligible: &[AgentId]) -> Vec<(AgentId, String)> {
+            assert_eq!(event, Event::Done, "`PrintMessageRound` ends only with `DONE`");
+            eligible
+                .iter()
+                .map(|a| (a.clone(), HELLO_WORLD.to_string()))
+                .collect()
+        }
+    }
+
+    #[test]
+    fn every_transition() {
+        check_all(&HelloWorld);
+    }
+}

@@ -149,11 +149,19 @@ pub(super) fn arm(m: &Machine, t: usize, trigger: Trigger, r: &Round) -> TokenSt
             } else {
                 quote! { #(#writes)* }
             };
+            // An event that is an outcome's (by mapping or by name) is decided as that outcome, as in upstream.
+            let cause = OutcomeKind::ALL
+                .iter()
+                .find(|o| m.outcome_event(tr.from, **o) == Some(event))
+                .map_or(quote! { Cause::Custom }, |o| {
+                    let o = outcome_kind(*o);
+                    quote! { Cause::Decided(#o) }
+                });
             quote! {
                 (State::#from, Event::#ev) => {
                     let sent = self.fx.#method(event, &self.eligible());
                     let report = self.decide(&sent, #conf);
-                    self.expect(&report, from, event, to, Cause::Custom);
+                    self.expect(&report, from, event, to, #cause);
                     #writes
                 }
             }
