@@ -5,6 +5,10 @@ mod oracle {
     fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm", tests);
 }
 
+mod tac {
+    fsmc_runtime::include_fsm!("../../specs/tac/tac.fsm", tests);
+}
+
 mod turnstile {
     fsmc_runtime::include_fsm!("../pregenerated/turnstile.fsm", tests);
 }
@@ -26,8 +30,16 @@ mod hello_world {
         }
 
         /// The round ends once every participant printed.
-        fn print_message_round(&self, event: Event, eligible: &[AgentId]) -> Vec<(AgentId, String)> {
-            assert_eq!(event, Event::Done, "`PrintMessageRound` ends only with `DONE`");
+        fn print_message_round(
+            &self,
+            event: Event,
+            eligible: &[AgentId],
+        ) -> Vec<(AgentId, String)> {
+            assert_eq!(
+                event,
+                Event::Done,
+                "`PrintMessageRound` ends only with `DONE`"
+            );
             eligible
                 .iter()
                 .map(|a| (a.clone(), HELLO_WORLD.to_string()))

@@ -14,6 +14,7 @@
 
 mod abci;
 mod blocks;
+mod dialogue;
 mod plain;
 mod values;
 
@@ -42,7 +43,8 @@ pub fn generate(checked: &Checked, opts: TestOptions) -> TokenStream {
         out.extend(match m.profile {
             Profile::Abci => abci::generate(m, opts),
             Profile::Plain => plain::generate(m, opts),
-            Profile::Genie | Profile::Dialogue | Profile::Staged => TokenStream::new(),
+            Profile::Dialogue => dialogue::generate(m, opts),
+            Profile::Genie | Profile::Staged => TokenStream::new(),
         });
     }
     out

@@ -1,13 +1,13 @@
 //! Tests of a plain machine: each fires the events of a shortest walk from a start state through `State::fire`,
 //! with the guards the step needs holding, and asserts every state it reaches and the actions each step ran.
 //!
-//! The guards come from a generated stub (`Stub`, whose guards hold when the step names them), so every test
-//! is complete as generated. Transitions on events that carry data are left to the user's own tests: their
-//! messages are values of the user's types.
+//! The guards come from a generated stub (`Stub`, whose guards hold when the step names them), and an event's
+//! data from sample values of its fields' types, so every test is complete as generated. A transition on an
+//! event whose data has a type of the user's own is left to the user's tests (the module's doc lists it).
 
-use super::{Leg, TestOptions, plan, test_names};
+use super::{Leg, TestOptions, plan, test_names, values};
 use crate::codegen::tokens::{snake, variant};
-use crate::spec::{Machine, StateId, Transition};
+use crate::spec::{EventId, Machine, StateId, Transition};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
@@ -58,11 +58,12 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
 
             /// Fires `event` in `state` with the guards in `holding`, and checks the machine moves to `to`
             /// having run exactly `actions`.
-            fn step(state: &mut State, hooks: &mut Stub, event: Event, holding: &'static [&'static str], to: State, actions: &[&'static str]) {
+            fn step(state: &mut State, hooks: &mut Stub, message: Message, holding: &'static [&'static str], to: State, actions: &[&'static str]) {
                 hooks.holding = holding;
                 hooks.actions.clear();
                 let from = *state;
-                match from.fire(&event, hooks) {
+                let event = ::std::format!("{:?}", message);
+                match from.fire(&message, hooks) {
                     ::core::result::Result::Ok(next) => {
                         ::core::assert_eq!(next, to, "{} on {}", from, event);
                         ::core::assert_eq!(hooks.actions, actions, "{} on {}", from, event);
@@ -78,7 +79,7 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
 }
 
 /// The module's doc: how many tests, and which transitions none takes.
-fn module_doc(m: &Machine, legs: usize, missed: &[usize]) -> String {
+pub(super) fn module_doc(m: &Machine, legs: usize, missed: &[usize]) -> String {
     let mut doc = format!(
         " Tests of `{}` generated from its spec: {legs} walks.",
         m.name
@@ -103,15 +104,37 @@ fn describe(m: &Machine, t: &Transition) -> String {
     )
 }
 
+/// The message of `event` with sample data (the `0`-th value of each field's type); `None` when a field's type
+/// is not one the generator can sample.
+pub(super) fn message(m: &Machine, event: EventId) -> Option<TokenStream> {
+    let ev = m.event(event);
+    let id = variant(&ev.name.text);
+    if ev.fields.is_empty() {
+        return Some(if m.events.iter().all(|e| e.fields.is_empty()) {
+            quote! { Event::#id }
+        } else {
+            quote! { Message::#id }
+        });
+    }
+    let fields = ev
+        .fields
+        .iter()
+        .map(|f| {
+            let v = values::sample(&f.ty.text)?;
+            let name = snake(&f.name.text);
+            Some(quote! { #name: { let i = 0usize; #v } })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(quote! { Message::#id(messages::#id { #(#fields,)* }) })
+}
+
 /// The guards that must hold for transition `t` to be the one `fire` takes: its own `if` guards, and for every
 /// earlier candidate on the same state and event a guard of its that fails. `None` when no assignment does it
-/// (an earlier candidate shadows it) or the event carries data.
-fn guards_for(m: &Machine, t: usize) -> Option<BTreeSet<String>> {
+/// (an earlier candidate shadows it) or the event's data cannot be sampled.
+pub(super) fn guards_for(m: &Machine, t: usize) -> Option<BTreeSet<String>> {
     let tr = &m.transitions[t];
     let event = tr.event?;
-    if !m.event(event).fields.is_empty() {
-        return None;
-    }
+    message(m, event)?;
     let mut value: std::collections::BTreeMap<String, bool> = tr
         .guards
         .iter()
@@ -147,7 +170,7 @@ fn guards_for(m: &Machine, t: usize) -> Option<BTreeSet<String>> {
 }
 
 /// The stub hooks: each guard holds when the step names it, each action records its name.
-fn stub(m: &Machine) -> TokenStream {
+pub(super) fn stub(m: &Machine) -> TokenStream {
     let mut guards: Vec<String> = Vec::new();
     let mut actions: Vec<String> = Vec::new();
     for t in &m.transitions {
@@ -190,11 +213,11 @@ fn leg(m: &Machine, l: &Leg, holding: &[Option<BTreeSet<String>>]) -> TokenStrea
     let start = variant(&m.state(l.start).name.text);
     let steps = l.steps.iter().map(|&t| {
         let tr = &m.transitions[t];
-        let ev = variant(&tr.event.map_or("", |e| m.event(e).name.text.as_str()));
+        let msg = tr.event.and_then(|e| message(m, e)).unwrap_or_default();
         let to = variant(&m.state(tr.to).name.text);
         let guards = holding[t].iter().flatten();
         let actions = tr.actions.iter().map(|a| a.name.text.as_str());
-        quote! { step(&mut state, &mut hooks, Event::#ev, &[#(#guards),*], State::#to, &[#(#actions),*]); }
+        quote! { step(&mut state, &mut hooks, #msg, &[#(#guards),*], State::#to, &[#(#actions),*]); }
     });
     quote! {
         {
