@@ -5,6 +5,14 @@ mod oracle {
     fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm", tests);
 }
 
+mod supply_chain {
+    fsmc_runtime::include_fsm!("../../specs/supply_chain/supply_chain.fsm", tests);
+}
+
+mod support {
+    fsmc_runtime::include_fsm!("../../specs/support/support.fsm", tests);
+}
+
 mod tac {
     fsmc_runtime::include_fsm!("../../specs/tac/tac.fsm", tests);
 }
