@@ -5,6 +5,11 @@ mod oracle {
     fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm", tests);
 }
 
+/// The same app's tests as one tour.
+mod oracle_tour {
+    fsmc_runtime::include_fsm!("../../specs/oracle/oracle.fsm", tests = tour);
+}
+
 mod supply_chain {
     fsmc_runtime::include_fsm!("../../specs/supply_chain/supply_chain.fsm", tests);
 }

@@ -9,7 +9,7 @@
 //! round end with a given event (the user's). `Harness` is public, so a user's own tests can walk the app the
 //! same way.
 
-use super::blocks::{Round, arm};
+use super::blocks::{Round, Trigger, arm};
 use super::{Leg, TestOptions, plan, test_names, values};
 use crate::codegen::abci::round::app_round;
 use crate::codegen::tokens::{rust_type, snake, variant};
@@ -17,18 +17,6 @@ use crate::spec::Machine;
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
-use std::time::Duration;
-
-/// How a test makes a transition happen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Trigger {
-    /// The round's kind decides this outcome.
-    Outcome(OutcomeKind),
-    /// The app's custom round logic ends the round with the transition's event.
-    Custom,
-    /// The round's timeout passes.
-    Timeout(Duration),
-}
 
 /// Every state's round as the replicated app runs it (`None` for final states, or when the app is not
 /// generated), and every transition's trigger.
@@ -279,7 +267,7 @@ fn walk(m: &Machine, l: &Leg) -> TokenStream {
     let steps = l.steps.iter().map(|&t| {
         let tr = &m.transitions[t];
         let from = variant(&m.state(tr.from).name.text);
-        let ev = variant(&tr.event.map_or("", |e| m.event(e).name.text.as_str()));
+        let ev = variant(tr.event.map_or("", |e| m.event(e).name.text.as_str()));
         let to = variant(&m.state(tr.to).name.text);
         quote! { h.step(State::#from, Event::#ev, State::#to); }
     });

@@ -14,13 +14,24 @@
 //! decided value, a registration's senders are the participants, an election's candidate is the keeper, a
 //! failed keeper is marked, a reset starts a new period.
 
-use super::abci::Trigger;
 use crate::codegen::abci::round::AppRound;
 use crate::codegen::tokens::{snake, variant};
 use crate::spec::Machine;
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
+use std::time::Duration;
+
+/// How a test makes a transition happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Trigger {
+    /// The round's kind decides this outcome.
+    Outcome(OutcomeKind),
+    /// The app's custom round logic ends the round with the transition's event.
+    Custom,
+    /// The round's timeout passes.
+    Timeout(Duration),
+}
 
 /// What the tests need to know of one state's round.
 pub(super) struct Round {
