@@ -104,6 +104,7 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
             /// Takes every transition along a short tour of the app.
             pub fn check_tour<F: Fixture + ?Sized>(fx: &F) {
                 #(#walks)*
+                snapshot();
             }
         }
     } else {
@@ -112,6 +113,7 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
                 /// One transition, after the shortest walk to its source.
                 pub fn #names<F: Fixture + ?Sized>(fx: &F) {
                     #walks
+                    snapshot();
                 }
             )*
         }
@@ -138,6 +140,13 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
             /// Every check, one after the other.
             pub fn check_all<F: Fixture + ?Sized>(fx: &F) {
                 #(#all_checks(fx);)*
+            }
+
+            /// Writes the coverage snapshot of this process, when coverage is on and a directory is given.
+            fn snapshot() {
+                if let ::core::result::Result::Err(e) = ::fsmc_runtime::coverage::write_snapshot() {
+                    ::core::panic!("writing the coverage snapshot: {e}");
+                }
             }
 
             #tests
@@ -247,9 +256,7 @@ fn default_tests(checks: &[Ident]) -> TokenStream {
     });
     quote! {
         /// The fixture every default of [`Fixture`] makes.
-        #[cfg(test)]
-        struct Defaults;
-        #[cfg(test)]
+        pub struct Defaults;
         impl Fixture for Defaults {}
 
         #(

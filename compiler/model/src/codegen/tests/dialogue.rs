@@ -4,11 +4,11 @@
 //! do` on the sender's copy, `receiver do` on the receiver's, a plain `do` on both).
 
 use super::plain::{guards_for, message, module_doc, stub};
-use super::{Leg, TestOptions, plan, test_names};
+use super::{Leg, TestOptions, checks, plan};
 use crate::codegen::tokens::{snake, variant};
 use crate::spec::Machine;
 use crate::spec::dialogue::{ActionSide, Turn};
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 
@@ -27,26 +27,12 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
     let tests_module = format_ident!("{}_tests", module.to_string().trim_start_matches("r#"));
     let stub = stub(m);
     let walks: Vec<TokenStream> = legs.iter().map(|l| walk(m, l, &holding)).collect();
-    let tests = if opts.tour {
-        quote! {
-            /// Takes every transition along a short tour of the protocol.
-            #[test]
-            fn tour() {
-                #(#walks)*
-            }
-        }
-    } else {
-        let names = test_names(m, &legs)
-            .into_iter()
-            .map(|n| Ident::new(&n, Span::call_site()));
-        quote! { #( #[test] fn #names() { #walks } )* }
-    };
+    let tests = checks(m, &legs, &walks, opts);
     let doc = module_doc(m, legs.len(), &missed);
     quote! {
         #[doc = #doc]
-        #[cfg(test)]
-        #[allow(unused_imports, clippy::all)]
-        mod #tests_module {
+        #[allow(unused_imports, dead_code, clippy::all)]
+        pub mod #tests_module {
             use super::#module::*;
             use ::fsmc_runtime::dialogue::{Address, DialogueReference};
 

@@ -21,7 +21,8 @@ mod values;
 
 use crate::spec::{Checked, Item, Machine, StateId};
 use fsmc_vocab::Profile;
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
 use std::collections::VecDeque;
 
 /// How the tests are laid out.
@@ -221,4 +222,57 @@ pub(super) fn test_names(m: &Machine, legs: &[Leg]) -> Vec<String> {
         names.push(name);
     }
     names
+}
+
+/// The checks of a machine whose tests need nothing from the user: a public `check_<test>()` per walk (or one
+/// `check_tour()`), `check_all()`, and a `#[test]` calling each. Every check ends by writing the coverage
+/// snapshot (`fsmc_runtime::coverage::write_snapshot`, nothing unless coverage is on and asked for).
+pub(super) fn checks(
+    m: &Machine,
+    legs: &[Leg],
+    walks: &[TokenStream],
+    opts: TestOptions,
+) -> TokenStream {
+    let (names, bodies): (Vec<Ident>, Vec<TokenStream>) = if opts.tour {
+        (
+            vec![Ident::new("tour", Span::call_site())],
+            vec![quote! { #(#walks)* }],
+        )
+    } else {
+        let names = test_names(m, legs)
+            .iter()
+            .map(|n| Ident::new(n, Span::call_site()))
+            .collect();
+        (names, walks.to_vec())
+    };
+    let checks: Vec<Ident> = names.iter().map(|n| format_ident!("check_{}", n)).collect();
+    quote! {
+        #(
+            /// One walk of the generated tests, every step checked.
+            pub fn #checks() {
+                #bodies
+                snapshot();
+            }
+        )*
+
+        /// Every check, one after the other.
+        pub fn check_all() {
+            #(#checks();)*
+        }
+
+        /// Writes the coverage snapshot of this process, when coverage is on and a directory is given.
+        fn snapshot() {
+            if let ::core::result::Result::Err(e) = ::fsmc_runtime::coverage::write_snapshot() {
+                ::core::panic!("writing the coverage snapshot: {e}");
+            }
+        }
+
+        #(
+            #[cfg(test)]
+            #[test]
+            fn #names() {
+                #checks();
+            }
+        )*
+    }
 }

@@ -5,10 +5,10 @@
 //! data from sample values of its fields' types, so every test is complete as generated. A transition on an
 //! event whose data has a type of the user's own is left to the user's tests (the module's doc lists it).
 
-use super::{Leg, TestOptions, plan, test_names, values};
+use super::{Leg, TestOptions, checks, plan, values};
 use crate::codegen::tokens::{snake, variant};
 use crate::spec::{EventId, Machine, StateId, Transition};
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
 
@@ -25,33 +25,12 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
     let tests_module = format_ident!("{}_tests", module.to_string().trim_start_matches("r#"));
     let stub = stub(m);
     let legs_code: Vec<TokenStream> = legs.iter().map(|l| leg(m, l, &holding)).collect();
-    let tests = if opts.tour {
-        quote! {
-            /// Takes every transition along a short tour of the machine.
-            #[test]
-            fn tour() {
-                #(#legs_code)*
-            }
-        }
-    } else {
-        let names = test_names(m, &legs)
-            .into_iter()
-            .map(|n| Ident::new(&n, Span::call_site()));
-        quote! {
-            #(
-                #[test]
-                fn #names() {
-                    #legs_code
-                }
-            )*
-        }
-    };
+    let tests = checks(m, &legs, &legs_code, opts);
     let doc = module_doc(m, legs.len(), &missed);
     quote! {
         #[doc = #doc]
-        #[cfg(test)]
-        #[allow(unused_imports, clippy::all)]
-        mod #tests_module {
+        #[allow(unused_imports, dead_code, clippy::all)]
+        pub mod #tests_module {
             use super::#module::*;
 
             #stub

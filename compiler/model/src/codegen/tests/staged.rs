@@ -4,7 +4,7 @@
 //! scripted ones on their own) and which were rewarded. Groups have two members.
 
 use super::plain::module_doc;
-use super::{Leg, TestOptions, plan, test_names};
+use super::{Leg, TestOptions, checks, plan};
 use crate::codegen::tokens::{snake, variant};
 use crate::hooks;
 use crate::spec::{Machine, State};
@@ -24,20 +24,7 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
     let tests_module = format_ident!("{}_tests", module.to_string().trim_start_matches("r#"));
     let script = script(m);
     let walks: Vec<TokenStream> = legs.iter().map(|l| walk(m, l)).collect();
-    let tests = if opts.tour {
-        quote! {
-            /// Takes every transition along a short tour of the stages.
-            #[test]
-            fn tour() {
-                #(#walks)*
-            }
-        }
-    } else {
-        let names = test_names(m, &legs)
-            .into_iter()
-            .map(|n| Ident::new(&n, Span::call_site()));
-        quote! { #( #[test] fn #names() { #walks } )* }
-    };
+    let tests = checks(m, &legs, &walks, opts);
     let groups = (0..m.agents.len())
         .filter(|&i| m.roster.is_group(i))
         .map(|i| snake(&m.agents[i].text));
@@ -50,9 +37,8 @@ pub(super) fn generate(m: &Machine, opts: TestOptions) -> TokenStream {
     let doc = module_doc(m, legs.len(), &missed);
     quote! {
         #[doc = #doc]
-        #[cfg(test)]
-        #[allow(unused_imports, unreachable_patterns, clippy::all)]
-        mod #tests_module {
+        #[allow(unused_imports, unreachable_patterns, dead_code, clippy::all)]
+        pub mod #tests_module {
             use super::#module::*;
             use ::std::collections::BTreeSet;
 
