@@ -151,12 +151,11 @@ pub fn write_snapshot() -> std::io::Result<()> {
         let Some(dir) = std::env::var_os(DIR_VAR) else {
             return Ok(());
         };
+        // The registry stays locked while the file is written: threads of one process write one file in turn.
+        let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
         let mut text = String::new();
-        {
-            let registry = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-            for counters in registry.iter() {
-                counters.lines(&mut text);
-            }
+        for counters in registry.iter() {
+            counters.lines(&mut text);
         }
         let dir = std::path::Path::new(&dir);
         std::fs::create_dir_all(dir)?;

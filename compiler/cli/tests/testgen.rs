@@ -119,3 +119,52 @@ fn gen_tests_on_the_command_line() {
     assert!(tour.contains("fn tour()"));
     assert_ne!(run(&["--tour"]).0, 0);
 }
+
+/// `fsmc coverage` merges snapshots (two runs of the turnstile, one transition never taken), reports per machine,
+/// names what no run took with its line, writes LCOV, and fails under a threshold.
+#[test]
+fn coverage_merges_runs_and_maps_them_to_lines() {
+    let dir = fsmc_testkit::scratch("coverage");
+    let runs = dir.path().join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    std::fs::write(
+        runs.join("1.fsmcov"),
+        "Turnstile\tLocked\tCOIN\tUnlocked\t0\t2\nTurnstile\tLocked\tPUSH\tLocked\t0\t0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        runs.join("2.fsmcov"),
+        "Turnstile\tLocked\tCOIN\tUnlocked\t0\t1\nTurnstile\tUnlocked\tPUSH\tLocked\t0\t5\n",
+    )
+    .unwrap();
+    let spec = fsmc_testkit::workspace().join("examples/pregenerated/turnstile.fsm");
+    let lcov = dir.path().join("lcov.info");
+    let run = |extra: &[&str]| {
+        let mut args: Vec<std::ffi::OsString> = vec!["fsmc".into(), "coverage".into()];
+        args.push(spec.clone().into());
+        args.push(runs.clone().into());
+        args.extend(extra.iter().map(Into::into));
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = fsmc::cli::run(args, &mut out, &mut err, false);
+        (code, String::from_utf8(out).unwrap())
+    };
+    let (code, summary) = run(&["--lcov", lcov.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(summary.contains("Turnstile"), "{summary}");
+    assert!(summary.contains("2/4  50.0 %"), "{summary}");
+    assert!(
+        summary.contains("turnstile.fsm:14: Turnstile (Locked, PUSH) -> Locked"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("turnstile.fsm:16: Turnstile (Unlocked, COIN) -> Unlocked"),
+        "{summary}"
+    );
+    let lcov = std::fs::read_to_string(&lcov).unwrap();
+    assert!(lcov.contains("DA:13,3\n"), "{lcov}");
+    assert!(lcov.contains("DA:14,0\n"), "{lcov}");
+    assert!(lcov.contains("DA:15,5\n"), "{lcov}");
+    assert!(lcov.contains("LF:4\nLH:2\nend_of_record"), "{lcov}");
+    assert_eq!(run(&["--fail-under", "50"]).0, 0);
+    assert_eq!(run(&["--fail-under", "100"]).0, 1);
+}
