@@ -10,7 +10,8 @@
 //! Off (the `coverage` feature is off, the default), [`Counters`] has no field and [`Counters::hit`] does
 //! nothing: the counting calls compile to nothing, and dispatch runs as fast as without them. On, a hit is one
 //! load and one store of a relaxed atomic, not a read-modify-write: two threads taking the same transition at
-//! the same instant may count it once, never zero times.
+//! the same instant may count it once, never zero times. The first hit of a transition registers its machine
+//! for [`write_snapshot`] (once).
 
 #[cfg(feature = "coverage")]
 use std::sync::Mutex;
@@ -90,13 +91,14 @@ impl<const N: usize> Counters<N> {
     #[inline(always)]
     pub fn hit(&'static self, i: usize) {
         if let Some(c) = self.counts.get(i) {
-            c.store(
-                c.load(Ordering::Relaxed).saturating_add(1),
-                Ordering::Relaxed,
-            );
-        }
-        if !self.registered.load(Ordering::Relaxed) {
-            self.register();
+            let n = c.load(Ordering::Relaxed);
+            // A count of a `u64` does not wrap in practice; a wrapping add keeps the hot path to one add.
+            c.store(n.wrapping_add(1), Ordering::Relaxed);
+            // The machine is registered for snapshots the first time one of its counters leaves zero: the branch
+            // tests a value already loaded.
+            if n == 0 {
+                self.register();
+            }
         }
     }
 
