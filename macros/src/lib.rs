@@ -20,7 +20,12 @@ use syn::{Ident, LitStr, Token};
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm");
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm", search = ["vendor/specs"], deny_warnings);
 /// fsmc_runtime::include_fsm!("$OUT_DIR/generated.fsm");
+/// fsmc_runtime::include_fsm!("specs/oracle.fsm", tests);
+/// fsmc_runtime::include_fsm!("specs/oracle.fsm", tests = tour);
 /// ```
+///
+/// `tests` adds the tests generated from the spec, a module `<machine>_tests` per machine and app: one test per
+/// transition, or with `tests = tour` one test along a tour that takes them all (see `docs/testing.md`).
 ///
 /// The path is relative to the crate's `Cargo.toml`; it may not be absolute or leave the workspace. A path that
 /// starts with `$OUT_DIR/` names a spec the crate's build script wrote into `OUT_DIR`. A spec with
