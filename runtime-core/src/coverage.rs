@@ -38,6 +38,9 @@ pub struct Counters<const N: usize> {
     machine: &'static str,
     sites: &'static [Site; N],
     counts: [AtomicU64; N],
+    /// Where a hit of an index past the sites counts (a refused event's, in a dense table): choosing between it
+    /// and a counter is a select, not a branch a mispredicted event would pay for.
+    spare: AtomicU64,
     registered: AtomicBool,
 }
 
@@ -75,6 +78,7 @@ impl<const N: usize> Counters<N> {
             machine,
             sites,
             counts: [const { AtomicU64::new(0) }; N],
+            spare: AtomicU64::new(0),
             registered: AtomicBool::new(false),
         }
     }
@@ -86,19 +90,18 @@ impl<const N: usize> Counters<N> {
         Counters
     }
 
-    /// Counts transition `i` (its index among the sites) once.
+    /// Counts transition `i` (its index among the sites) once; an index past them counts nowhere visible.
     #[cfg(feature = "coverage")]
     #[inline(always)]
     pub fn hit(&'static self, i: usize) {
-        if let Some(c) = self.counts.get(i) {
-            let n = c.load(Ordering::Relaxed);
-            // A count of a `u64` does not wrap in practice; a wrapping add keeps the hot path to one add.
-            c.store(n.wrapping_add(1), Ordering::Relaxed);
-            // The machine is registered for snapshots the first time one of its counters leaves zero: the branch
-            // tests a value already loaded.
-            if n == 0 {
-                self.register();
-            }
+        let c = self.counts.get(i).unwrap_or(&self.spare);
+        let n = c.load(Ordering::Relaxed);
+        // A count of a `u64` does not wrap in practice; a wrapping add keeps the hot path to one add.
+        c.store(n.wrapping_add(1), Ordering::Relaxed);
+        // The machine is registered for snapshots the first time one of its counters leaves zero: the branch tests
+        // a value already loaded.
+        if n == 0 {
+            self.register();
         }
     }
 

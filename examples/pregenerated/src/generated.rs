@@ -206,8 +206,8 @@ pub mod turnstile {
             ::core::option::Option::Some(State::Locked),
         ],
     ];
-    /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes, for [`COVERAGE`] (only read
-    /// when the runtime's `coverage` feature is on).
+    /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes (one past the last for an
+    /// empty cell), for [`COVERAGE`] (only read when the runtime's `coverage` feature is on).
     static TRANSITION_OF: [[u16; 2]; 2] = [[0, 2], [1, 3]];
     impl State {
         /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -223,11 +223,10 @@ pub mod turnstile {
             State,
             ::fsmc_runtime::InvalidTransition<State, Event>,
         > {
-            match TABLE[event as usize][self as usize] {
-                ::core::option::Option::Some(next) => {
-                    COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
-                    ::core::result::Result::Ok(next)
-                }
+            let next = TABLE[event as usize][self as usize];
+            COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
+            match next {
+                ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
                 ::core::option::Option::None => {
                     ::core::result::Result::Err(
                         ::fsmc_runtime::InvalidTransition::for_state(self, event),

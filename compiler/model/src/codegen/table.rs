@@ -135,7 +135,8 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
         );
         quote! { #[doc = ""] #[doc = #doc] }
     });
-    let mut index = vec![vec![0usize; ns]; ne];
+    // An empty cell names no transition: one past the last, the counters' spare.
+    let mut index = vec![vec![m.transitions.len(); ns]; ne];
     let site = site_of(m);
     for ((from, e), list) in pairs(m) {
         if let Some(&i) = list.first() {
@@ -151,8 +152,8 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
         /// The transition table: `TABLE[event][state]` is the next state, if the event alone decides it.
         static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#(#rows),*];
 
-        /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes, for [`COVERAGE`] (only read
-        /// when the runtime's `coverage` feature is on).
+        /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes (one past the last for an
+        /// empty cell), for [`COVERAGE`] (only read when the runtime's `coverage` feature is on).
         static TRANSITION_OF: [[#ty; #ns_lit]; #ne_lit] = [#(#index_rows),*];
 
         impl State {
@@ -163,11 +164,11 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
             #example
             #[inline]
             pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
-                match TABLE[event as usize][self as usize] {
-                    ::core::option::Option::Some(next) => {
-                        COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
-                        ::core::result::Result::Ok(next)
-                    }
+                let next = TABLE[event as usize][self as usize];
+                // Counted whatever the cell holds (an empty cell counts in a spare counter): no branch on it.
+                COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
+                match next {
+                    ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
                     ::core::option::Option::None => ::core::result::Result::Err(#refused),
                 }
             }
