@@ -191,7 +191,7 @@ pub mod turnstile {
         },
     ];
     /// How often a run took each transition of `Turnstile` (counted only with the runtime's `coverage` feature; see `fsmc_runtime::coverage`).
-    pub static COVERAGE: ::fsmc_runtime::coverage::Counters<4> = ::fsmc_runtime::coverage::Counters::new(
+    pub static COVERAGE: ::fsmc_runtime::coverage::Counters<5> = ::fsmc_runtime::coverage::Counters::new(
         "Turnstile",
         &COVERAGE_SITES,
     );

@@ -277,6 +277,8 @@ pub(crate) fn site_of(m: &Machine) -> Vec<usize> {
 /// The machine's transitions as coverage names them, in counter order, and its `COVERAGE` counters.
 pub(crate) fn coverage(m: &Machine) -> TokenStream {
     let n = Literal::usize_unsuffixed(m.transitions.len());
+    // One counter per transition, and the spare (see `fsmc_runtime::coverage::Counters`).
+    let spare = Literal::usize_unsuffixed(m.transitions.len() + 1);
     let mut seen: Vec<(&str, &str, &str)> = Vec::new();
     let sites = site_order(m).into_iter().map(|i| &m.transitions[i]).map(|t| {
         let from = m.state(t.from).name.text.as_str();
@@ -298,7 +300,7 @@ pub(crate) fn coverage(m: &Machine) -> TokenStream {
         static COVERAGE_SITES: [::fsmc_runtime::coverage::Site; #n] = [#(#sites),*];
 
         #[doc = #doc]
-        pub static COVERAGE: ::fsmc_runtime::coverage::Counters<#n> =
+        pub static COVERAGE: ::fsmc_runtime::coverage::Counters<#spare> =
             ::fsmc_runtime::coverage::Counters::new(#name, &COVERAGE_SITES);
     }
 }
