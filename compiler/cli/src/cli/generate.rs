@@ -17,6 +17,12 @@ pub(crate) struct GenArgs {
     /// Do not write: fail (exit 1) if FILE is not what the spec generates.
     #[arg(long, requires = "output")]
     check: bool,
+    /// Also generate tests from the spec: one per transition, each with the inputs that make it happen.
+    #[arg(long)]
+    tests: bool,
+    /// With `--tests`: one test that takes every transition along a short tour instead.
+    #[arg(long, requires = "tests")]
+    tour: bool,
     #[command(flatten)]
     common: Common,
 }
@@ -58,7 +64,13 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
     };
-    let text = match codegen::generated_file(&spec_display, checked) {
+    let generated = if args.tests {
+        let opts = codegen::tests::TestOptions { tour: args.tour };
+        codegen::generated_file_with_tests(&spec_display, checked, opts)
+    } else {
+        codegen::generated_file(&spec_display, checked)
+    };
+    let text = match generated {
         Ok(text) => text,
         Err(e) => {
             let _ = writeln!(

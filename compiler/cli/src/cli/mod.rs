@@ -9,6 +9,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod coverage;
 mod diff;
 mod explain;
 mod export;
@@ -50,6 +51,9 @@ enum Command {
     Verify(verify::VerifyArgs),
     /// Run the language server on standard input and output (for editors).
     Lsp,
+    /// Report spec coverage: merge the snapshots of runs with the runtime's `coverage` feature, map each
+    /// transition to its spec line, print a summary and optionally write LCOV.
+    Coverage(coverage::CoverageArgs),
     /// Explain a diagnostic code, with a failing example and its fix, or list them all.
     Explain {
         /// A code (`E0104`) or its name (`unknown_state`), in any case; omit to list every code.
@@ -160,6 +164,7 @@ pub fn run(
         Command::Import(args) => export::import(args, out, err, stdout_is_tty),
         Command::Fmt(args) => fmt::run(args, out, err, stdout_is_tty),
         Command::Verify(args) => verify::run(args, out, err, stdout_is_tty),
+        Command::Coverage(args) => coverage::run(args, out, err, stdout_is_tty),
         Command::Lsp => crate::lsp::run_stdio(err),
         Command::Explain { code } => explain::run(code.as_deref(), out, err),
     };

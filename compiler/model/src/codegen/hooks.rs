@@ -432,10 +432,11 @@ fn resolve(
             validated(hooks, &t)?;
         };
     }
+    let site = super::table::site_of(m);
     let arms = pairs
         .iter()
         .filter(|(_, list)| is_guarded(m, list))
-        .map(|((s, e), list)| candidates(m, *s, *e, list));
+        .map(|((s, e), list)| candidates(m, *s, *e, list, &site));
     let taken = if any_actions {
         quote! { taken }
     } else {
@@ -461,7 +462,8 @@ fn resolve(
 
 /// The arm of a guarded `(state, event)` pair: its candidates in spec order, each validated, the first whose
 /// guards hold taken (its position is the arm's value); when none holds, the event is refused.
-fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStream {
+/// `site` gives each transition's coverage counter.
+fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize], site: &[usize]) -> TokenStream {
     let refuse = |reason: TokenStream| {
         quote! {
             return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
@@ -477,12 +479,13 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStrea
         let t = &m.transitions[i];
         let to = variant(&m.state(t.to).name.text);
         let k = Literal::usize_unsuffixed(k);
+        let index = Literal::usize_unsuffixed(site[i]);
         tries.extend(quote! {
             t.to = State::#to;
             validated(hooks, &t)?;
         });
         if t.guards.is_empty() {
-            tries.extend(quote! { #k });
+            tries.extend(quote! { COVERAGE.hit(#index); #k });
             unguarded_last = true;
             break;
         }
@@ -496,6 +499,7 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize]) -> TokenStrea
         });
         tries.extend(quote! {
             if #(#conds)&&* {
+                COVERAGE.hit(#index);
                 break 'candidates #k;
             }
         });

@@ -23,6 +23,7 @@ mod machine;
 mod origin;
 mod staged;
 mod table;
+pub mod tests;
 mod tokens;
 
 pub use table::DENSE_TABLE_LIMIT;
@@ -145,6 +146,22 @@ pub fn generated_file(spec_display: &str, checked: &Checked) -> Result<String, S
     Ok(format!(
         "{HEADER}// Spec: {spec_display}\n\n{}",
         format(generate(checked))?
+    ))
+}
+
+/// [`generated_file`] followed by the tests of every machine and app (`fsmc gen --tests`): one file that holds
+/// the code and the tests that exercise it.
+#[cfg(feature = "format")]
+pub fn generated_file_with_tests(
+    spec_display: &str,
+    checked: &Checked,
+    opts: tests::TestOptions,
+) -> Result<String, String> {
+    let mut code = generate(checked);
+    code.extend(tests::generate(checked, opts));
+    Ok(format!(
+        "{HEADER}// Spec: {spec_display}\n\n{}",
+        format(code)?
     ))
 }
 

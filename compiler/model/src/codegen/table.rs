@@ -74,7 +74,10 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
     } else {
         dense(m, &refused, guards_doc)
     };
+    let coverage = coverage(m);
     quote! {
+        #coverage
+
         #next
 
         #[automatically_derived]
@@ -132,9 +135,26 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
         );
         quote! { #[doc = ""] #[doc = #doc] }
     });
+    // An empty cell names no transition: one past the last, the counters' spare.
+    let mut index = vec![vec![m.transitions.len(); ns]; ne];
+    let site = site_of(m);
+    for ((from, e), list) in pairs(m) {
+        if let Some(&i) = list.first() {
+            index[e.index()][from.index()] = site[i];
+        }
+    }
+    let ty = index_type(m);
+    let index_rows = index.iter().map(|row| {
+        let cells = row.iter().map(|&i| Literal::usize_unsuffixed(i));
+        quote! { [#(#cells),*] }
+    });
     quote! {
         /// The transition table: `TABLE[event][state]` is the next state, if the event alone decides it.
         static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#(#rows),*];
+
+        /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes (one past the last for an
+        /// empty cell), for [`COVERAGE`] (only read when the runtime's `coverage` feature is on).
+        static TRANSITION_OF: [[#ty; #ns_lit]; #ne_lit] = [#(#index_rows),*];
 
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -144,7 +164,10 @@ fn dense(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) ->
             #example
             #[inline]
             pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
-                match TABLE[event as usize][self as usize] {
+                let next = TABLE[event as usize][self as usize];
+                // Counted whatever the cell holds (an empty cell counts in a spare counter): no branch on it.
+                COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
+                match next {
                     ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
                     ::core::option::Option::None => ::core::result::Result::Err(#refused),
                 }
@@ -158,10 +181,23 @@ fn sparse(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -
     let ne = m.events.len();
     let ne_lit = Literal::usize_unsuffixed(ne);
     let mut rows: Vec<Vec<(StateId, StateId)>> = vec![Vec::new(); ne];
+    let mut indices: Vec<Vec<usize>> = vec![Vec::new(); ne];
+    let site = site_of(m);
     // Pairs come sorted by source state, so each row is sorted too.
-    for ((from, e), to) in unguarded_targets(m) {
-        rows[e.index()].push((from, to));
+    for ((from, e), list) in pairs(m) {
+        if is_guarded(m, &list) {
+            continue;
+        }
+        if let Some(&i) = list.first() {
+            rows[e.index()].push((from, m.transitions[i].to));
+            indices[e.index()].push(site[i]);
+        }
     }
+    let ty = index_type(m);
+    let index_rows = indices.iter().map(|row| {
+        let cells = row.iter().map(|&i| Literal::usize_unsuffixed(i));
+        quote! { &[#(#cells),*] }
+    });
     let rows = rows.iter().map(|row| {
         let pairs = row.iter().map(|(from, to)| {
             let (f, t) = (
@@ -177,6 +213,10 @@ fn sparse(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -
         /// holds `(from, to)` pairs.
         static ROWS: [&[(State, State)]; #ne_lit] = [#(#rows),*];
 
+        /// The index of each transition of `ROWS`, for [`COVERAGE`] (only read when the runtime's `coverage`
+        /// feature is on).
+        static TRANSITION_OF: [&[#ty]; #ne_lit] = [#(#index_rows),*];
+
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
             ///
@@ -188,12 +228,79 @@ fn sparse(m: &Machine, refused: &TokenStream, guards_doc: Option<TokenStream>) -
                 let row = ROWS[event as usize];
                 match row.binary_search_by_key(&(self as usize), |(from, _)| *from as usize) {
                     ::core::result::Result::Ok(i) => match row.get(i) {
-                        ::core::option::Option::Some((_, to)) => ::core::result::Result::Ok(*to),
+                        ::core::option::Option::Some((_, to)) => {
+                            if let ::core::option::Option::Some(&t) = TRANSITION_OF[event as usize].get(i) {
+                                COVERAGE.hit(t as usize);
+                            }
+                            ::core::result::Result::Ok(*to)
+                        }
                         ::core::option::Option::None => ::core::result::Result::Err(#refused),
                     },
                     ::core::result::Result::Err(_) => ::core::result::Result::Err(#refused),
                 }
             }
         }
+    }
+}
+
+/// The smallest unsigned type that numbers the machine's transitions.
+fn index_type(m: &Machine) -> TokenStream {
+    if m.transitions.len() <= usize::from(u16::MAX) {
+        quote! { u16 }
+    } else {
+        quote! { u32 }
+    }
+}
+
+/// The order of the coverage counters: the transitions of each `(state, event)` pair as [`pairs`] lists them,
+/// then the moves no event makes (a staged machine's) by source and target. It does not depend on the order the
+/// spec writes its transitions in, except among a pair's guarded alternatives, whose order is their meaning.
+fn site_order(m: &Machine) -> Vec<usize> {
+    let mut order: Vec<usize> = pairs(m).into_iter().flat_map(|(_, list)| list).collect();
+    let mut moves: Vec<usize> = (0..m.transitions.len())
+        .filter(|&i| m.transitions[i].event.is_none())
+        .collect();
+    moves.sort_by_key(|&i| (m.transitions[i].from, m.transitions[i].to));
+    order.extend(moves);
+    order
+}
+
+/// For each transition (by its index in the spec), its coverage counter.
+pub(crate) fn site_of(m: &Machine) -> Vec<usize> {
+    let mut site = vec![0; m.transitions.len()];
+    for (k, i) in site_order(m).into_iter().enumerate() {
+        site[i] = k;
+    }
+    site
+}
+
+/// The machine's transitions as coverage names them, in counter order, and its `COVERAGE` counters.
+pub(crate) fn coverage(m: &Machine) -> TokenStream {
+    let n = Literal::usize_unsuffixed(m.transitions.len());
+    // One counter per transition, and the spare (see `fsmc_runtime::coverage::Counters`).
+    let spare = Literal::usize_unsuffixed(m.transitions.len() + 1);
+    let mut seen: Vec<(&str, &str, &str)> = Vec::new();
+    let sites = site_order(m).into_iter().map(|i| &m.transitions[i]).map(|t| {
+        let from = m.state(t.from).name.text.as_str();
+        let event = t.event.map_or("-", |e| m.event(e).name.text.as_str());
+        let to = m.state(t.to).name.text.as_str();
+        let key = (from, event, to);
+        let ordinal = seen.iter().filter(|k| **k == key).count();
+        seen.push(key);
+        let ordinal = u32::try_from(ordinal).unwrap_or(u32::MAX);
+        quote! { ::fsmc_runtime::coverage::Site { from: #from, event: #event, to: #to, n: #ordinal } }
+    });
+    let name = m.name.text.as_str();
+    let doc = format!(
+        " How often a run took each transition of `{name}` (counted only with the runtime's `coverage` feature; \
+         see `fsmc_runtime::coverage`)."
+    );
+    quote! {
+        /// The transitions of the spec as coverage names them.
+        static COVERAGE_SITES: [::fsmc_runtime::coverage::Site; #n] = [#(#sites),*];
+
+        #[doc = #doc]
+        pub static COVERAGE: ::fsmc_runtime::coverage::Counters<#spare> =
+            ::fsmc_runtime::coverage::Counters::new(#name, &COVERAGE_SITES);
     }
 }

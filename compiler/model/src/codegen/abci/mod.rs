@@ -6,7 +6,7 @@
 mod app;
 mod custom;
 mod fingerprint;
-mod round;
+pub(super) mod round;
 
 use super::tokens::{machine_matches, variant};
 use crate::spec::abci::Round;

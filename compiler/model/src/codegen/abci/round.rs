@@ -8,7 +8,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
 /// How one round is generated for the replicated app.
-pub(super) struct AppRound {
+pub(in crate::codegen) struct AppRound {
     pub state: Ident,
     pub method: Ident,
     /// The runtime round type.
@@ -44,7 +44,11 @@ struct Wire {
 
 /// How state `sid` is generated as a round of the app; `None` when the runtime does not run its kind.
 /// `none_handled`: the state has a transition for its `none` outcome, so a `None` payload means something.
-pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option<AppRound> {
+pub(in crate::codegen) fn app_round(
+    m: &Machine,
+    sid: StateId,
+    none_handled: bool,
+) -> Option<AppRound> {
     let s = m.state(sid);
     let kind = s.round_kind();
     let elects = s.round().is_some_and(|r| r.elects_keeper.is_some());
