@@ -22,7 +22,12 @@ mod bounds;
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm");
 /// fsmc_runtime::include_fsm!("specs/oracle.fsm", search = ["vendor/specs"], deny_warnings);
 /// fsmc_runtime::include_fsm!("$OUT_DIR/generated.fsm");
+/// fsmc_runtime::include_fsm!("specs/oracle.fsm", tests);
+/// fsmc_runtime::include_fsm!("specs/oracle.fsm", tests = tour);
 /// ```
+///
+/// `tests` adds the tests generated from the spec, a module `<machine>_tests` per machine and app: one test per
+/// transition, or with `tests = tour` one test along a tour that takes them all (see `docs/testing.md`).
 ///
 /// The path is relative to the crate's `Cargo.toml`; it may not be absolute or leave the workspace. A path that
 /// starts with `$OUT_DIR/` names a spec the crate's build script wrote into `OUT_DIR`. A spec with
@@ -62,6 +67,8 @@ struct Args {
     lit: LitStr,
     search: Vec<LitStr>,
     deny_warnings: bool,
+    /// `tests` or `tests = tour`: the tests generated from the spec follow the code.
+    tests: Option<fsmc_model::codegen::tests::TestOptions>,
 }
 
 impl Parse for Args {
@@ -71,6 +78,7 @@ impl Parse for Args {
             lit,
             search: Vec::new(),
             deny_warnings: false,
+            tests: None,
         };
         while input.peek(Token![,]) {
             input.parse::<Token![,]>()?;
@@ -80,6 +88,7 @@ impl Parse for Args {
             let key: Ident = input.parse()?;
             match key.to_string().as_str() {
                 "deny_warnings" => args.deny_warnings = true,
+                "tests" => args.tests = Some(tests_option(input)?),
                 "search" => {
                     input.parse::<Token![=]>()?;
                     let content;
@@ -91,7 +100,7 @@ impl Parse for Args {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown option `{other}`: expected `search = [\"dir\", …]` or `deny_warnings`"
+                            "unknown option `{other}`: expected `search = [\"dir\", …]`, `deny_warnings` or `tests`"
                         ),
                     ));
                 }
@@ -99,6 +108,23 @@ impl Parse for Args {
         }
         Ok(args)
     }
+}
+
+/// The rest of a `tests` option: nothing (a test per transition) or `= tour`.
+fn tests_option(input: ParseStream) -> syn::Result<fsmc_model::codegen::tests::TestOptions> {
+    let mut opts = fsmc_model::codegen::tests::TestOptions::default();
+    if input.peek(Token![=]) {
+        input.parse::<Token![=]>()?;
+        let how: Ident = input.parse()?;
+        if how != "tour" {
+            return Err(syn::Error::new(
+                how.span(),
+                "expected `tests` or `tests = tour`",
+            ));
+        }
+        opts.tour = true;
+    }
+    Ok(opts)
 }
 
 fn error(span: Span, message: &str) -> proc_macro2::TokenStream {
@@ -251,7 +277,10 @@ fn output(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
             out
         }
         Some(checked) => {
-            let code = fsmc_model::codegen::generate(checked);
+            let mut code = fsmc_model::codegen::generate(checked);
+            if let Some(opts) = args.tests {
+                code.extend(fsmc_model::codegen::tests::generate(checked, opts));
+            }
             let warnings = warnings(args, c);
             let bounds = bounds::assertions(c, checked);
             // The bounds come first: rustc reports in the order of the items, and their errors name the spec's line.

@@ -13,6 +13,8 @@
 //! * [`config`]: home directories, genesis, keys, and the generator for a local network.
 //! * [`run_node`]: one node: replay the store, start the engine, feed the replica.
 //! * [`launch`]: node processes for supervisors and tests (killed on drop), and the trace they print.
+//! * [`observe`]: the Prometheus endpoint (the engine's metrics and ours) and the JSON `/status` endpoint.
+//! * [`local`]: a local network of node processes under a test's control, and the checks of what they committed.
 //! * [`cli`]: the command line of a node program for any app (`init`, `genesis`, `testnet`, `start`, `run`,
 //!   `inspect`): `NodeCli::<Spec, Agent>::new(|node, _| Ok(Agent::new(node.index))).main()`.
 //!
@@ -21,12 +23,15 @@
 //! A node whose store is damaged, or whose app hash differs from the one the other validators built on, stops
 //! with an error instead of going on.
 
+mod claim;
 pub mod cli;
 pub mod codec;
 pub mod config;
 mod host;
 pub mod launch;
+pub mod local;
 mod node;
+pub mod observe;
 pub mod signing;
 pub mod store;
 pub mod types;

@@ -13,7 +13,7 @@ use tracing::{info, warn};
 
 use fsmc_runtime::app::{
     Acted, AgentId, App, AppError, AppHash, AppRound, AppSpec, Block, BlockReport, ConsensusLayer,
-    Drive, Genesis, Node, NodeError, Tx,
+    Drive, Genesis, Node, NodeError, Rejection, Tx,
 };
 use malachitebft_app_channel::app::types::Keypair;
 use malachitebft_app_channel::app::types::codec::Codec;
@@ -22,12 +22,14 @@ use malachitebft_app_channel::{
     Signer, SyncContext, WalContext, start_engine,
 };
 
+use crate::claim::{check_port, lock_home};
 use crate::codec::BorshCodec;
-use crate::config::{ConfigError, EngineConfig, Home};
-use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp};
+use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
+use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
+use crate::observe::{self, Probe};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
-use crate::types::{Address, BlockValue, FsmcContext, ValidatorSet};
+use crate::types::{Address, BlockValue, FsmcContext, SignedTx, ValidatorSet};
 
 /// How long the node waits for a block or a wake before stepping anyway (a behaviour that forgot to wake).
 const IDLE_WAIT: Duration = Duration::from_millis(100);
@@ -37,6 +39,8 @@ const IDLE_WAIT: Duration = Duration::from_millis(100);
 pub enum RunError {
     /// Its home directory is missing or wrong.
     Config(ConfigError),
+    /// Its binary was built from another spec than the one its genesis names.
+    Spec(SpecMismatch),
     /// Its block store is damaged or unreadable.
     Store(StoreError),
     /// Replaying its own store did not give back the app hashes it had stored.
@@ -60,6 +64,7 @@ impl Display for RunError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Self::Config(e) => Display::fmt(e, f),
+            Self::Spec(e) => Display::fmt(e, f),
             Self::Store(e) => write!(f, "{e}; halting"),
             Self::Replay {
                 height,
@@ -98,6 +103,19 @@ pub struct EngineLayer {
     next: Option<ToApp>,
     commits: UnboundedSender<(u64, AppHash)>,
     to_host: UnboundedSender<FromApp>,
+    /// Signs this node's transactions and checks them as peers will.
+    signer: TxSigner,
+    /// The transaction [`ConsensusLayer::check`] signed and passed, for `submit` to send.
+    checked: Option<SignedTx>,
+    /// The metrics and status the replica's side reports.
+    probe: Probe,
+}
+
+/// What a node needs to sign its own transactions and check them exactly as its peers check them.
+struct TxSigner {
+    chain_id: String,
+    key: PrivateKey,
+    validators: ValidatorSet,
 }
 
 impl EngineLayer {
@@ -165,9 +183,25 @@ impl ConsensusLayer for EngineLayer {
     type Error = Halted;
 
     fn submit(&mut self, tx: Vec<u8>) -> Result<(), Halted> {
+        let signed = match self.checked.take() {
+            Some(signed) if signed.data == tx => signed,
+            _ => SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx),
+        };
         self.to_host
-            .send(FromApp::Tx(tx))
+            .send(FromApp::Tx(signed))
             .map_err(|_| Halted("the consensus engine stopped".into()))
+    }
+
+    /// Signs the transaction and checks it as every peer will (size, signature, chain): a payload they would
+    /// refuse never enters the mempool, where it would make every block this node proposes invalid.
+    fn check(&mut self, tx: &[u8]) -> Result<(), String> {
+        let signed = SignedTx::sign(&self.signer.chain_id, &self.signer.key, tx.to_vec());
+        if let Err(why) = check_tx(&self.signer.chain_id, &self.signer.validators, &signed) {
+            self.probe.rejected("own_payload_refused");
+            return Err(why);
+        }
+        self.checked = Some(signed);
+        Ok(())
     }
 
     /// What [`EngineLayer::wait`] received, then whatever else has arrived: never waits, so the replica acts
@@ -228,8 +262,10 @@ pub trait Observer<S: AppSpec> {
 /// Runs the node whose home is `home`, with `agent` as its behaviour and `logic` deciding the app's custom
 /// rounds, until the engine or a check stops it.
 ///
-/// Before the engine starts, the replica replays the node's own block store, and each block must give back
-/// the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
+/// First the genesis must name the spec fingerprint of `S`: a node built from another spec stops here, before
+/// it opens its store. Then the node locks its home (a second process on it is refused) and checks that its
+/// port is free. Before the engine starts, the replica replays the node's own block store, and each block
+/// must give back the app hash stored with it. Never returns `Ok` on its own: a node runs until it is killed or halts.
 pub fn run_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Path,
     agent: Arc<B>,
@@ -246,6 +282,19 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     logic: Arc<S::Logic>,
     observer: &mut dyn Observer<S>,
 ) -> Result<(), RunError> {
+    home.genesis
+        .check_spec(&S::FINGERPRINT)
+        .map_err(RunError::Spec)?;
+    // Held until the node stops: a second process on this home would open the same store and sign with the
+    // same key.
+    let _lock = lock_home(&home.dir)?;
+    check_port(&home.settings.listen_addr, &home.dir)?;
+    let endpoints = observe::bind(
+        home.settings.metrics_addr.as_deref(),
+        home.settings.status_addr.as_deref(),
+        &home.dir,
+    )?;
+    let probe = Probe::new(&home.settings.moniker, &home.genesis.chain_id);
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
     for warning in &opened.warnings {
@@ -257,6 +306,7 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         info!(height = tip.height, "replayed the block store");
         observer.replayed(tip.height, AppHash(tip.app_hash));
     }
+    report(&probe, node.app());
 
     let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
     node.set_waker(Waker::from(Arc::new(LoopWaker(blocks_tx.clone()))));
@@ -272,13 +322,24 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         commits: commits_rx,
         from_app,
     };
-    spawn_engine(&runtime, home, validators, opened, tip, port)?;
+    let signer = TxSigner {
+        chain_id: home.genesis.chain_id.clone(),
+        key: home.key.clone(),
+        validators: validators.clone(),
+    };
+    for (listener, routes) in endpoints {
+        runtime.spawn(observe::serve(listener, routes, probe.clone()));
+    }
+    spawn_engine(&runtime, home, validators, opened, tip, port, probe.clone())?;
 
     let mut layer = EngineLayer {
         blocks: blocks_rx,
         next: None,
         commits: commits_tx,
         to_host,
+        signer,
+        checked: None,
+        probe,
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {
@@ -345,9 +406,11 @@ fn spawn_engine(
     opened: Opened,
     tip: Tip,
     port: AppPort,
+    probe: Probe,
 ) -> Result<(), RunError> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel::<Result<(), String>>();
     let chain_id = home.genesis.chain_id.clone();
+    let spec = home.genesis.spec_fingerprint.clone().unwrap_or_default();
     let settings = home.settings.clone();
     let key = home.key.clone();
     let wal = home.data_dir().join("wal").join("consensus.wal");
@@ -367,6 +430,7 @@ fn spawn_engine(
         let network = channels.network.clone();
         let mut host = Host::new(
             chain_id,
+            spec,
             key,
             validators,
             settings,
@@ -374,6 +438,7 @@ fn spawn_engine(
             tip,
             network,
             port,
+            probe,
         );
         // The last blocks' transactions: a payload the replica sends again after a restart is not ordered
         // twice.
@@ -445,6 +510,12 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
                 }
                 for report in &stepped.blocks {
                     observer.applied(node.app(), report);
+                    for rejected in &report.rejected {
+                        layer.probe.rejected(&rejection_kind(&rejected.reason));
+                    }
+                }
+                if !stepped.blocks.is_empty() {
+                    report(&layer.probe, node.app());
                 }
                 for acted in &stepped.acted {
                     observer.acted(node.app(), acted);
@@ -454,6 +525,34 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
             Err(NodeError::App(e)) => return RunError::App(e),
         }
     }
+}
+
+/// Tells the metrics and the status where the replica is.
+fn report<S: AppSpec>(probe: &Probe, app: &App<S>) {
+    probe.applied(
+        app.height(),
+        app.app_hash().to_string(),
+        app.state().to_string(),
+        app.period(),
+    );
+}
+
+/// The metric label of why the app rejected a transaction: `app_` and the kind of rejection, in snake case
+/// (`app_wrong_round`).
+fn rejection_kind(reason: &Rejection) -> String {
+    let debug = format!("{reason:?}");
+    let kind = debug
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .next()
+        .unwrap_or_default();
+    let mut label = String::from("app");
+    for c in kind.chars() {
+        if c.is_ascii_uppercase() {
+            label.push('_');
+        }
+        label.push(c.to_ascii_lowercase());
+    }
+    label
 }
 
 /// The stored (height, app hash) of every block in the store of the node at `home`, checked as at start.

@@ -7,7 +7,10 @@
 //! of a [`StoredBlock`]. Opening the store checks every record (checksum, encoding, consecutive heights, the
 //! certificate naming the block) and refuses a damaged file with [`StoreError::Corrupt`]. The one exception
 //! is an incomplete last record: a write cut short by a crash before it was synced and acknowledged, so
-//! nothing it held was ever reported committed. It is cut off, with a warning.
+//! nothing it held was ever reported committed. It is cut off, with a warning. A record whose length field
+//! runs past the end of the file while its bytes hold a whole record (its checksum matches a shorter payload)
+//! is not such a write but a damaged length field, and is refused: cutting there would drop every height
+//! after it.
 //!
 //! Beside it, `proposals.dat` holds the proposals seen at recent heights, this node's own included (same
 //! framing, payload a [`SignedBlock`]); only those above the stored height count. A proposer that crashes and
@@ -162,6 +165,17 @@ impl RecordFile {
             }
             let total = usize::try_from(HEADER + len).unwrap_or(usize::MAX);
             let Some(record) = rest.get(..total) else {
+                // A record that runs past the end is a write cut short, unless a whole record is there and
+                // only its length field says otherwise: then cutting it would drop acknowledged heights.
+                if let Some(whole) = whole_record_within(rest) {
+                    return Err(corrupt(
+                        offset,
+                        format!(
+                            "its length field says {len} bytes, past the end of the file, but a whole \
+                             record of {whole} bytes is there: the length field is damaged"
+                        ),
+                    ));
+                }
                 warnings.push(format!(
                     "dropped an incomplete last record at byte {offset} (a write cut short)"
                 ));
@@ -263,6 +277,22 @@ impl RecordFile {
         self.end = MAGIC.len() as u64;
         Ok(())
     }
+}
+
+/// The payload length at which the record at the start of `rest` (whose length field runs past the end)
+/// matches its own checksum, if any: a record written whole, whose length field was damaged since. A write cut
+/// short holds only part of its payload, which never matches the checksum of the whole.
+fn whole_record_within(rest: &[u8]) -> Option<usize> {
+    let sum = rest.get(4..HEADER as usize)?;
+    let body = rest.get(HEADER as usize..)?;
+    let mut hasher = Sha256::new();
+    for (i, byte) in body.iter().enumerate() {
+        hasher.update([*byte]);
+        if hasher.clone().finalize().as_slice() == sum {
+            return Some(i + 1);
+        }
+    }
+    None
 }
 
 /// The decided blocks of one node, and the proposals it made at the current height.

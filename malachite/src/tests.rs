@@ -13,7 +13,7 @@ use malachitebft_signing::{Signer, Verifier};
 use malachitebft_sync::{RawDecidedValue, Response, ValueResponse};
 
 use crate::codec::BorshCodec;
-use crate::config::{Genesis, Home, TestnetOptions, write_testnet};
+use crate::config::{Genesis, Home, NodeSettings, TestnetOptions, write_testnet};
 use crate::signing::{Ed25519Provider, PrivateKey};
 use crate::store::{BlockStore, StoreError, StoredBlock};
 use crate::types::{
@@ -306,6 +306,74 @@ fn a_cut_short_last_record_is_dropped_but_damage_is_refused() {
     assert!(err.to_string().contains("bad magic"), "{err}");
 }
 
+/// The offset of every record of `blocks.dat`, by walking the length fields.
+fn record_offsets(bytes: &[u8]) -> Vec<usize> {
+    let mut offsets = Vec::new();
+    let mut at = 8;
+    while at + 4 <= bytes.len() {
+        offsets.push(at);
+        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        at += 4 + 32 + len as usize;
+    }
+    offsets
+}
+
+#[test]
+fn a_damaged_length_field_is_an_error_naming_its_offset_not_a_cut() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(19);
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=366 {
+            store.append(stored(h, &k)).expect("append");
+        }
+    }
+    let path = dir.path().join("blocks.dat");
+    let whole = std::fs::read(&path).expect("read");
+    let at = record_offsets(&whole)[99];
+    let mut damaged = whole.clone();
+    damaged[at..at + 4].copy_from_slice(&15_000_000u32.to_le_bytes());
+    std::fs::write(&path, &damaged).expect("write");
+    for result in [
+        BlockStore::open(dir.path()).map(|o| o.blocks.len()),
+        BlockStore::read(dir.path()).map(|b| b.len()),
+    ] {
+        let err = result.expect_err("refused");
+        assert!(
+            matches!(&err, StoreError::Corrupt { offset, .. } if *offset == at as u64),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains(&format!(
+                "is corrupt at byte {at}: its length field says 15000000"
+            )),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(&path).expect("read"),
+        damaged,
+        "nothing was cut"
+    );
+    // A length field damaged at the last record is refused the same way; only a torn write is cut.
+    let last = *record_offsets(&whole).last().expect("records");
+    let mut damaged = whole.clone();
+    damaged[last + 2] ^= 0x10;
+    std::fs::write(&path, &damaged).expect("write");
+    assert!(matches!(
+        BlockStore::open(dir.path()),
+        Err(StoreError::Corrupt { offset, .. }) if offset == last as u64
+    ));
+    std::fs::write(&path, &whole[..whole.len() - 1]).expect("write");
+    assert_eq!(
+        BlockStore::open(dir.path())
+            .expect("a torn write")
+            .blocks
+            .len(),
+        365
+    );
+}
+
 #[test]
 fn a_record_out_of_order_is_refused() {
     let dir = tempfile::tempdir().expect("dir");
@@ -460,10 +528,10 @@ fn the_proposals_file_is_emptied_only_now_and_then_and_keeps_what_is_current() {
 #[test]
 fn a_generated_network_loads_and_bad_genesis_is_refused() {
     let dir = tempfile::tempdir().expect("dir");
-    let homes = write_testnet(dir.path(), &TestnetOptions::new(4)).expect("testnet");
+    let homes = write_testnet(dir.path(), &TestnetOptions::new(4, [3; 32])).expect("testnet");
     assert_eq!(homes.len(), 4);
     assert!(
-        write_testnet(dir.path(), &TestnetOptions::new(4)).is_err(),
+        write_testnet(dir.path(), &TestnetOptions::new(4, [3; 32])).is_err(),
         "a second network is not written over the first"
     );
     let loaded: Vec<Home> = homes.iter().map(|h| Home::load(h).expect("load")).collect();
@@ -521,4 +589,46 @@ fn signed_messages_carry_their_signature_through_the_codec() {
     let valid =
         block_on(provider.verify_signed_proposal(&proposal, &signed.signature, &k.public_key()));
     assert!(valid.expect("verify").is_valid());
+}
+
+#[test]
+fn an_unreadable_or_invalid_config_is_one_line_naming_the_fix() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let homes = write_testnet(dir.path(), &TestnetOptions::new(1, [3; 32])).expect("testnet");
+    let config = homes[0].join("config.json");
+    let error = |home: &std::path::Path| Home::load(home).expect_err("refused").to_string();
+
+    // A misspelt field is not ignored: it is named, with the file and what to do.
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(&config, text.replace("\"moniker\"", "\"monicker\"")).expect("write");
+    let misspelt = error(&homes[0]);
+    assert!(
+        misspelt.contains("config.json is not valid: unknown field `monicker`")
+            && misspelt.contains("write a new one with `init`")
+            && !misspelt.contains('\n'),
+        "{misspelt}"
+    );
+    let ttl = format!(
+        "\"tx_ttl_heights\": {}",
+        NodeSettings::DEFAULT_TX_TTL_HEIGHTS
+    );
+    assert!(text.contains(&ttl), "{text}");
+    std::fs::write(&config, text.replace(&ttl, "\"tx_ttl_heights\": 0")).expect("write");
+    let zero = error(&homes[0]);
+    assert!(
+        zero.contains("tx_ttl_heights is 0") && zero.contains("remove it for the default"),
+        "{zero}"
+    );
+    std::fs::write(&config, "{ not json").expect("write");
+    assert!(error(&homes[0]).contains("write a new one with `init`"));
+    std::fs::remove_file(&config).expect("remove");
+    let missing = error(&homes[0]);
+    assert!(
+        missing.contains("cannot read")
+            && missing.contains("config.json")
+            && !missing.contains('\n'),
+        "{missing}"
+    );
+    std::fs::write(homes[0].join("genesis.json"), "[]").expect("write");
+    assert!(error(&homes[0]).contains("copy the network's genesis.json into this home"));
 }

@@ -217,6 +217,60 @@ pub enum ProposalPart {
     /// Transactions forwarded from a node's mempool to every other node, so the next proposer includes them
     /// whoever it is. Each is signed by its sender; the engine passes these parts through untouched.
     Txs(Vec<SignedTx>),
+    /// Which chain the sender is on and which app it runs, published now and then.
+    Chain(ChainHello),
+}
+
+const CHAIN: &[u8] = b"fsmc/chain/v1";
+
+/// A node's signed word of which chain it is on and which app it runs there: its genesis' chain id and spec
+/// fingerprint. Transactions signed for another chain fail their signature check and nothing else tells why,
+/// and a node whose genesis and binary name another spec would compute other app hashes some blocks later; so
+/// nodes say both, and a validator that differs is named in a clear error instead of wedging its peers' blocks
+/// without a word.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct ChainHello {
+    /// The validator that says it.
+    pub sender: Address,
+    /// The chain id its genesis names.
+    pub chain_id: String,
+    /// The spec fingerprint its genesis names (and its binary was built from), in hex.
+    pub spec_fingerprint: String,
+    /// Its signature over all three.
+    pub signature: Signature,
+}
+
+impl ChainHello {
+    fn signing_bytes(sender: &Address, chain_id: &str, spec_fingerprint: &str) -> Vec<u8> {
+        let mut bytes = CHAIN.to_vec();
+        let _ = (sender, chain_id, spec_fingerprint).serialize(&mut bytes);
+        bytes
+    }
+
+    /// `key`'s validator says it runs the app of `spec_fingerprint` on chain `chain_id`.
+    pub fn sign(chain_id: &str, spec_fingerprint: &str, key: &PrivateKey) -> ChainHello {
+        let sender = key.public_key().address();
+        ChainHello {
+            signature: key.sign(&Self::signing_bytes(&sender, chain_id, spec_fingerprint)),
+            sender,
+            chain_id: chain_id.to_string(),
+            spec_fingerprint: spec_fingerprint.to_string(),
+        }
+    }
+
+    /// Whether the sender, whose public key is `key`, signed it.
+    pub fn verify(&self, key: &PublicKey) -> bool {
+        key.address() == self.sender
+            && key.verify(
+                &Self::signing_bytes(&self.sender, &self.chain_id, &self.spec_fingerprint),
+                &self.signature,
+            )
+    }
+
+    /// The chain and the app, as an error names them.
+    pub fn describe(chain_id: &str, spec_fingerprint: &str) -> String {
+        format!("chain {chain_id:?} with spec fingerprint {spec_fingerprint}")
+    }
 }
 
 impl core::ProposalPart<FsmcContext> for ProposalPart {

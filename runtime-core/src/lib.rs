@@ -31,6 +31,7 @@
 // (`dialogue`), Phantom's staged environments (`staged`). What every machine shares (the `Machine` trait,
 // `Transition`, the drivers, names) is at the root.
 mod abci;
+pub mod coverage;
 pub mod dialogue;
 pub mod genie;
 pub mod names;

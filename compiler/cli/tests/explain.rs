@@ -166,7 +166,24 @@ fn compile(code: Code, run: Run, example: &Block, other: &Block) -> fsmc_driver:
     for t in templates {
         write(&base.join(t), b"{{ actor_input }}");
     }
-    fsmc_driver::compile_str(entry, &example.text, &base, &options)
+    let mut c = fsmc_driver::compile_str(entry, &example.text, &base, &options);
+    // The verification codes (family 11) are what `fsmc verify` finds in specs that pass `fsmc check`.
+    if code.id().starts_with("E11")
+        && let Some(checked) = c.checked.take()
+    {
+        let config = fsmc_verify::Config {
+            agents: 4,
+            faults: 1,
+            max_states: 1_000_000,
+        };
+        for r in fsmc_verify::verify(&checked, &config) {
+            c.diagnostics.extend(r.diagnostics);
+        }
+        if c.diagnostics.is_empty() {
+            c.checked = Some(checked);
+        }
+    }
+    c
 }
 
 /// The paths of `template "…";` properties in a spec's text.
@@ -188,6 +205,10 @@ const ALONGSIDE: &[(Code, Code)] = &[
     (Code::EventNeverHandled, Code::UnreachableState),
     // The state that accepts an unreachable performative is itself unreachable.
     (Code::PerformativeUnreachable, Code::UnreachableState),
+    // A keeper round whose keeper cannot send, and which has no timeout, is a state no block leaves.
+    (Code::VerifyStuck, Code::VerifyKeeperNotLive),
+    // And while its keeper is a silent faulty participant, the round waits forever too.
+    (Code::VerifyStuck, Code::VerifyPeriodNeverEnds),
 ];
 
 /// What is wrong with `code`'s examples, if anything.

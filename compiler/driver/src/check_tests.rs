@@ -2,6 +2,7 @@
 //! its consequences.
 
 mod parties;
+mod runtime;
 
 use fsmc_base::diag::{Code, Diagnostic};
 use std::path::Path;

@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use fsmc_examples::oracle::oracle_abci_app::Spec;
 use fsmc_examples::oracle::sources::{Sources, TIMEOUT_MS};
 use fsmc_malachite::config::{TestnetOptions, write_testnet};
 use fsmc_malachite::launch::{NodeProcess, read_trace, trace_files};
-use fsmc_runtime::app::AppHash;
+use fsmc_runtime::app::{AppHash, AppSpec};
 
 const BINARY: &str = env!("CARGO_BIN_EXE_oracle-node");
 
@@ -44,7 +45,7 @@ fn nodes_fetch_prices_over_http_abstain_and_time_out() {
     let options = TestnetOptions {
         block_interval_ms: 150,
         timeout_propose_ms: 600,
-        ..TestnetOptions::new(4)
+        ..TestnetOptions::new(4, Spec::FINGERPRINT)
     };
     let homes: Vec<PathBuf> = write_testnet(dir.path(), &options).unwrap();
     // Dropping a process kills it, when the test ends or fails.

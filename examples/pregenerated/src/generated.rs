@@ -163,6 +163,38 @@ pub mod turnstile {
     ::fsmc_runtime::__serde_by_name!(Event);
     /// An event with its data: this machine's events carry none, so a message is its event.
     pub type Message = Event;
+    /// The transitions of the spec as coverage names them.
+    static COVERAGE_SITES: [::fsmc_runtime::coverage::Site; 4] = [
+        ::fsmc_runtime::coverage::Site {
+            from: "Locked",
+            event: "COIN",
+            to: "Unlocked",
+            n: 0u32,
+        },
+        ::fsmc_runtime::coverage::Site {
+            from: "Locked",
+            event: "PUSH",
+            to: "Locked",
+            n: 0u32,
+        },
+        ::fsmc_runtime::coverage::Site {
+            from: "Unlocked",
+            event: "COIN",
+            to: "Unlocked",
+            n: 0u32,
+        },
+        ::fsmc_runtime::coverage::Site {
+            from: "Unlocked",
+            event: "PUSH",
+            to: "Locked",
+            n: 0u32,
+        },
+    ];
+    /// How often a run took each transition of `Turnstile` (counted only with the runtime's `coverage` feature; see `fsmc_runtime::coverage`).
+    pub static COVERAGE: ::fsmc_runtime::coverage::Counters<5> = ::fsmc_runtime::coverage::Counters::new(
+        "Turnstile",
+        &COVERAGE_SITES,
+    );
     /// The transition table: `TABLE[event][state]` is the next state, if the event alone decides it.
     static TABLE: [[::core::option::Option<State>; 2]; 2] = [
         [
@@ -174,6 +206,9 @@ pub mod turnstile {
             ::core::option::Option::Some(State::Locked),
         ],
     ];
+    /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes (one past the last for an
+    /// empty cell), for [`COVERAGE`] (only read when the runtime's `coverage` feature is on).
+    static TRANSITION_OF: [[u16; 2]; 2] = [[0, 2], [1, 3]];
     impl State {
         /// The state `event` leads to from here, or an error naming this state and the events it accepts.
         ///
@@ -188,7 +223,9 @@ pub mod turnstile {
             State,
             ::fsmc_runtime::InvalidTransition<State, Event>,
         > {
-            match TABLE[event as usize][self as usize] {
+            let next = TABLE[event as usize][self as usize];
+            COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
+            match next {
                 ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
                 ::core::option::Option::None => {
                     ::core::result::Result::Err(

@@ -7,7 +7,9 @@
 //! on a consensus engine rather than the simulation, hand the engine adapter [`Spec`], an [`Agent`] and
 //! [`rounds`] (an `Arc<dyn Rounds>`).
 
-fsmc_runtime::include_fsm!("../../specs/hello_world/hello_world.fsm");
+// With the tests generated from the spec (`hello_world_abci_app_tests`), which take this app's round logic and
+// the payloads that decide `PrintMessageRound` from a fixture (`tests/generated.rs`).
+fsmc_runtime::include_fsm!("../../specs/hello_world/hello_world.fsm", tests);
 
 pub use hello_world_abci_app::{
     Behaviour, Context, Deciding, PrintMessageRoundOutcome, PrintMessageRoundWrites, Rounds, Spec,

@@ -3,9 +3,13 @@
 //!
 //! ```text
 //! NODE init --home DIR --index I --listen ADDR [--peer ADDR]…   one node's key and configuration
-//! NODE genesis --validator KEY… --out FILE                       the genesis every node shares
+//! NODE genesis --validator KEY… --out FILE                       the genesis every node shares (with the app's
+//!                                                                spec fingerprint, which `start` checks)
 //! NODE testnet --nodes 4 --dir DIR                               keys, genesis and configurations for DIR/node-0 …
-//! NODE start --home DIR [your flags]                             one node
+//! NODE testnet --hosts FILE --dir DIR                            … for one node per host of FILE (or --host H…)
+//! NODE start --home DIR [--metrics ADDR] [--status ADDR] [your flags]
+//!                                                                one node (with its metrics and status
+//!                                                                endpoints)
 //! NODE run --nodes 4 [--periods P] [-- your flags]               a local network, one process per node
 //! NODE inspect --home DIR                                        the heights and app hashes in a node's store
 //! ```
@@ -61,12 +65,16 @@ pub struct NoArgs {}
 pub enum Command<X: Args> {
     /// Writes one node's key and configuration into a new home directory and prints its public key.
     Init(InitArgs),
-    /// Writes the genesis every node shares, from the validators' public keys.
+    /// Writes the genesis every node shares, from the validators' public keys and this program's spec
+    /// fingerprint.
     Genesis(GenesisArgs),
-    /// Writes keys, a genesis and configurations for local nodes on 127.0.0.1 into DIR/node-0 … .
+    /// Writes keys, a genesis and configurations into DIR/node-0 …: for local nodes on 127.0.0.1, or for one
+    /// node per host (`--host`, `--hosts`; copy DIR/node-I to host I).
     Testnet {
         #[command(flatten)]
         net: NetArgs,
+        #[command(flatten)]
+        hosts: HostArgs,
         /// Where to write the nodes' home directories.
         #[arg(long)]
         dir: PathBuf,
@@ -75,7 +83,8 @@ pub enum Command<X: Args> {
     Start(StartArgs<X>),
     /// Writes a local network and runs every node as its own process, printing their traces.
     Run(RunArgs),
-    /// Prints who a node is and the height and app hash of every block in its store.
+    /// Prints who a node is, the spec fingerprint its genesis names, and the height and app hash of every block
+    /// in its store.
     Inspect {
         /// The node's home directory.
         #[arg(long)]
@@ -92,6 +101,14 @@ pub struct StartArgs<X: Args> {
     /// The engine adapter's log level on standard error (error, warn, info, debug, trace).
     #[arg(long, default_value = "info")]
     pub log: tracing::Level,
+    /// Serves Prometheus metrics at /metrics on PORT (127.0.0.1) or IP:PORT (over config.json's
+    /// `metrics_addr`).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+    /// Serves the node's status as JSON at /status on PORT (127.0.0.1) or IP:PORT (over config.json's
+    /// `status_addr`).
+    #[arg(long, value_name = "ADDR")]
+    pub status: Option<String>,
     /// The app's own flags.
     #[command(flatten)]
     pub app: X,
@@ -137,7 +154,7 @@ pub struct GenesisArgs {
 /// How to lay out a local network (`testnet`, `run`).
 #[derive(Args, Clone, Debug)]
 pub struct NetArgs {
-    /// How many nodes (agent instances).
+    /// How many nodes (agent instances) on 127.0.0.1; `testnet` with hosts writes one per host instead.
     #[arg(long, default_value_t = 4)]
     pub nodes: usize,
     /// The least time a height takes, in milliseconds (0: as fast as consensus goes).
@@ -157,15 +174,52 @@ pub struct NetArgs {
     pub chain_id: Option<String>,
 }
 
+/// `testnet`'s flags for a network of several hosts.
+#[derive(Args, Clone, Debug, Default)]
+pub struct HostArgs {
+    /// A node's host as HOST or HOST:PORT (an IPv4 address, [IPv6] or a DNS name; the port defaults to
+    /// --base-port, or 27000); repeat for each node, in order. The network then has one node per host.
+    #[arg(long = "host", value_name = "HOST[:PORT]")]
+    pub hosts: Vec<String>,
+    /// A file of hosts, one HOST[:PORT] a line (blank lines and lines from `#` on ignored), after any --host.
+    #[arg(long = "hosts", value_name = "FILE")]
+    pub hosts_file: Option<PathBuf>,
+    /// Every node listens on all its interfaces (0.0.0.0), as in a container, rather than on its host's own
+    /// address.
+    #[arg(long)]
+    pub listen_any: bool,
+}
+
+impl HostArgs {
+    /// The hosts of `--host` and of the `--hosts` file, in order.
+    fn hosts(&self) -> Result<Vec<String>, CliError> {
+        let mut hosts = self.hosts.clone();
+        if let Some(path) = &self.hosts_file {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read the hosts file {}: {e}", path.display()))?;
+            hosts.extend(
+                text.lines()
+                    .map(|l| l.split('#').next().unwrap_or_default().trim())
+                    .filter(|l| !l.is_empty())
+                    .map(str::to_owned),
+            );
+        }
+        Ok(hosts)
+    }
+}
+
 impl NetArgs {
-    fn options(&self, name: &str) -> TestnetOptions {
+    fn options(&self, name: &str, spec_fingerprint: [u8; 32]) -> TestnetOptions {
         TestnetOptions {
+            spec_fingerprint,
             nodes: self.nodes,
             chain_id: self.chain_id.clone().unwrap_or_else(|| name.to_string()),
             block_interval_ms: self.block_interval_ms,
             timeout_propose_ms: self.timeout_propose_ms,
             tx_wait_ms: self.tx_wait_ms,
             base_port: self.base_port,
+            hosts: Vec::new(),
+            listen_any: false,
         }
     }
 }
@@ -267,16 +321,19 @@ impl<S: Drive<B>, B: Send + Sync + 'static, X: Args> NodeCli<S, B, X> {
     pub fn run(&self, command: Command<X>) -> Result<(), CliError> {
         match command {
             Command::Init(args) => init(&args),
-            Command::Genesis(args) => genesis(&args),
-            Command::Testnet { net, dir } => {
-                for home in write_testnet(&dir, &net.options(&self.name))? {
+            Command::Genesis(args) => genesis(&args, S::FINGERPRINT),
+            Command::Testnet { net, hosts, dir } => {
+                let mut options = net.options(&self.name, S::FINGERPRINT);
+                options.hosts = hosts.hosts()?;
+                options.listen_any = hosts.listen_any;
+                for home in write_testnet(&dir, &options)? {
                     println!("{}", home.display());
                 }
                 Ok(())
             }
             Command::Start(args) => self.start(&args),
-            Command::Run(args) => run::run(&self.name, &self.start, &args),
-            Command::Inspect { home } => inspect(&home),
+            Command::Run(args) => run::run(&self.name, &self.start, &args, S::FINGERPRINT),
+            Command::Inspect { home } => inspect(&home, &S::FINGERPRINT),
         }
     }
 
@@ -284,7 +341,13 @@ impl<S: Drive<B>, B: Send + Sync + 'static, X: Args> NodeCli<S, B, X> {
     /// line per block.
     pub fn start(&self, args: &StartArgs<X>) -> Result<(), CliError> {
         crate::init_logging(args.log);
-        let home = Home::load(&args.home)?;
+        let mut home = Home::load(&args.home)?;
+        if args.metrics.is_some() {
+            home.settings.metrics_addr.clone_from(&args.metrics);
+        }
+        if args.status.is_some() {
+            home.settings.status_addr.clone_from(&args.status);
+        }
         let info = NodeInfo {
             index: home.settings.index,
             agent: home.key.public_key().address().to_string(),
@@ -323,13 +386,15 @@ fn init(args: &InitArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `genesis`: the validators' public keys and the chain's name, checked, starting now.
-fn genesis(args: &GenesisArgs) -> Result<(), CliError> {
+/// `genesis`: the validators' public keys and the chain's name, checked, starting now, for the app whose spec
+/// fingerprint is `fingerprint` (this program's).
+fn genesis(args: &GenesisArgs, fingerprint: [u8; 32]) -> Result<(), CliError> {
     let genesis = Genesis {
         chain_id: args.chain_id.clone(),
         genesis_time_ms: now_ms(),
         validators: args.validators.clone(),
         history_depth: args.history_depth,
+        spec_fingerprint: Some(hex(&fingerprint)),
     };
     genesis.check()?;
     write_json(&args.out, &genesis)?;
@@ -337,19 +402,25 @@ fn genesis(args: &GenesisArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `inspect`: who the node is, then `height=H app_hash=HASH` per stored block. Output cut short by its reader
-/// (`| head`) is not an error.
-fn inspect(home: &std::path::Path) -> Result<(), CliError> {
+/// `inspect`: who the node is and the spec fingerprint its genesis names, then `height=H app_hash=HASH` per
+/// stored block. A genesis of another spec than this program's (`fingerprint`) is said on standard error: the
+/// store is still shown, but `start` would refuse it. Output cut short by its reader (`| head`) is not an
+/// error.
+fn inspect(home: &std::path::Path, fingerprint: &[u8; 32]) -> Result<(), CliError> {
     let loaded = Home::load(home)?;
     let hashes = stored_hashes(home)?;
+    if let Err(mismatch) = loaded.genesis.check_spec(fingerprint) {
+        eprintln!("note: `start` would refuse this home: {mismatch}");
+    }
     let mut out = std::io::stdout().lock();
     let written = writeln!(
         out,
-        "node={} index={} chain_id={} validators={}",
+        "node={} index={} chain_id={} validators={} spec_fingerprint={}",
         loaded.key.public_key().address(),
         loaded.settings.index,
         loaded.genesis.chain_id,
-        loaded.genesis.validators.len()
+        loaded.genesis.validators.len(),
+        loaded.genesis.spec_fingerprint.as_deref().unwrap_or("none")
     )
     .and_then(|()| {
         hashes

@@ -103,12 +103,18 @@ fn pretty(line: &str) -> String {
 }
 
 /// Writes the network, starts the nodes (`program START… --home HOME --log LEVEL START_ARGS…`), follows them.
-pub(super) fn run(name: &str, start: &[OsString], args: &RunArgs) -> Result<(), CliError> {
+/// The genesis names the app's spec fingerprint `fingerprint`.
+pub(super) fn run(
+    name: &str,
+    start: &[OsString],
+    args: &RunArgs,
+    fingerprint: [u8; 32],
+) -> Result<(), CliError> {
     let dir = match &args.dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("{name}-{}-{}", std::process::id(), now_ms())),
     };
-    let homes = write_testnet(&dir, &args.net.options(name))?;
+    let homes = write_testnet(&dir, &args.net.options(name, fingerprint))?;
     println!(
         "{} nodes in {} (logs in each node's stderr.0.log)",
         homes.len(),

@@ -138,3 +138,52 @@ fn periods_are_timed_from_one_period_start_to_the_next_leaving_out_the_first() {
         "no whole period yet"
     );
 }
+
+#[test]
+fn testnet_takes_hosts_from_flags_and_a_file_and_start_takes_the_endpoints() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("hosts");
+    std::fs::write(&file, "# the rest\n10.0.0.2\n\n10.0.0.3:9  # the last\n").expect("write");
+    let cli = Cli::<NoArgs>::try_parse_from([
+        "node",
+        "testnet",
+        "--host",
+        "10.0.0.1",
+        "--hosts",
+        &file.display().to_string(),
+        "--listen-any",
+        "--dir",
+        "d",
+    ])
+    .expect("parses");
+    let Command::Testnet { hosts, .. } = cli.command else {
+        panic!("not testnet");
+    };
+    assert_eq!(
+        hosts.hosts().expect("read"),
+        ["10.0.0.1", "10.0.0.2", "10.0.0.3:9"]
+    );
+    assert!(hosts.listen_any);
+    let missing = super::HostArgs {
+        hosts_file: Some(dir.path().join("none")),
+        ..super::HostArgs::default()
+    };
+    assert!(missing.hosts().is_err());
+
+    let cli = Cli::<NoArgs>::try_parse_from([
+        "node",
+        "start",
+        "--home",
+        "h",
+        "--metrics",
+        "9100",
+        "--status",
+        "0.0.0.0:26657",
+    ])
+    .expect("parses");
+    let Command::Start(start) = cli.command else {
+        panic!("not start");
+    };
+    assert_eq!(start.metrics.as_deref(), Some("9100"));
+    assert_eq!(start.status.as_deref(), Some("0.0.0.0:26657"));
+}

@@ -11,31 +11,100 @@ const MAX_MEMPOOL: usize = 20_000;
 /// How many committed transaction ids are remembered to drop late copies.
 const COMMITTED_WINDOW: usize = 100_000;
 
-/// Transactions waiting for a block, in arrival order, without duplicates, minus those already committed.
-#[derive(Default)]
+/// What [`Mempool::add`] did with a transaction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Added {
+    /// It waits for a block now.
+    Taken,
+    /// It was pending or committed already.
+    Known,
+    /// The mempool is full: nothing more is taken.
+    Full,
+    /// Its sender has as many transactions waiting as one sender may.
+    OverQuota,
+}
+
+/// Transactions waiting for a block, in arrival order, without duplicates, minus those already committed; at
+/// most `per_sender` of one sender, each dropped `ttl` heights after it arrived.
 pub(super) struct Mempool {
-    pending: BTreeMap<u64, SignedTx>,
+    /// Each pending transaction with the last committed height when it arrived.
+    pending: BTreeMap<u64, (SignedTx, u64)>,
     ids: BTreeMap<[u8; 32], u64>,
+    per_sender: BTreeMap<Address, usize>,
     committed: BTreeSet<[u8; 32]>,
     committed_order: VecDeque<[u8; 32]>,
     next: u64,
+    height: u64,
+    quota: usize,
+    ttl: u64,
 }
 
 impl Mempool {
-    /// Adds `tx` unless it is pending or committed already, or the mempool is full; says whether it has room
-    /// for more.
-    pub(super) fn add(&mut self, tx: SignedTx) -> bool {
+    /// An empty mempool taking at most `quota` transactions per sender, each for `ttl` heights.
+    pub(super) fn new(quota: usize, ttl: u64) -> Mempool {
+        Mempool {
+            pending: BTreeMap::new(),
+            ids: BTreeMap::new(),
+            per_sender: BTreeMap::new(),
+            committed: BTreeSet::new(),
+            committed_order: VecDeque::new(),
+            next: 0,
+            height: 0,
+            quota,
+            ttl,
+        }
+    }
+
+    /// Adds `tx` unless it is pending or committed already, the mempool is full or its sender's quota is.
+    pub(super) fn add(&mut self, tx: SignedTx) -> Added {
         if self.pending.len() >= MAX_MEMPOOL {
-            return false;
+            return Added::Full;
         }
         let id = tx.id();
         if self.ids.contains_key(&id) || self.committed.contains(&id) {
-            return true;
+            return Added::Known;
         }
+        let count = self.per_sender.entry(tx.sender).or_default();
+        if *count >= self.quota {
+            return Added::OverQuota;
+        }
+        *count += 1;
         self.next = self.next.wrapping_add(1);
         self.ids.insert(id, self.next);
-        self.pending.insert(self.next, tx);
-        true
+        self.pending.insert(self.next, (tx, self.height));
+        Added::Taken
+    }
+
+    /// How many transactions wait.
+    pub(super) fn len(&self) -> usize {
+        self.pending.len()
+    }
+
+    fn remove(&mut self, seq: u64) {
+        if let Some((tx, _)) = self.pending.remove(&seq) {
+            self.ids.remove(&tx.id());
+            if let Some(count) = self.per_sender.get_mut(&tx.sender) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    self.per_sender.remove(&tx.sender);
+                }
+            }
+        }
+    }
+
+    /// Height `height` was committed: drops the transactions that have waited `ttl` heights; says how many.
+    pub(super) fn expire(&mut self, height: u64) -> usize {
+        self.height = height;
+        let old: Vec<u64> = self
+            .pending
+            .iter()
+            .filter(|(_, (_, since))| height.saturating_sub(*since) >= self.ttl)
+            .map(|(&seq, _)| seq)
+            .collect();
+        for &seq in &old {
+            self.remove(seq);
+        }
+        old.len()
     }
 
     /// The oldest pending transactions that fit in a block (they stay pending until committed).
@@ -43,6 +112,7 @@ impl Mempool {
         let mut bytes = 0usize;
         self.pending
             .values()
+            .map(|(tx, _)| tx)
             .take(MAX_BLOCK_TXS)
             .take_while(|tx| {
                 bytes = bytes.saturating_add(tx.data.len());
@@ -56,8 +126,8 @@ impl Mempool {
     pub(super) fn commit<'a>(&mut self, txs: impl IntoIterator<Item = &'a SignedTx>) {
         for tx in txs {
             let id = tx.id();
-            if let Some(seq) = self.ids.remove(&id) {
-                self.pending.remove(&seq);
+            if let Some(&seq) = self.ids.get(&id) {
+                self.remove(seq);
             }
             if self.committed.insert(id) {
                 self.committed_order.push_back(id);
@@ -80,6 +150,7 @@ impl Mempool {
     pub(super) fn senders(&self, matches: impl Fn(&[u8]) -> bool) -> BTreeSet<Address> {
         self.pending
             .values()
+            .map(|(tx, _)| tx)
             .filter(|tx| matches(&tx.data))
             .map(|tx| tx.sender)
             .collect()
@@ -89,6 +160,7 @@ impl Mempool {
     pub(super) fn from(&self, who: &Address) -> Vec<SignedTx> {
         self.pending
             .values()
+            .map(|(tx, _)| tx)
             .filter(|tx| tx.sender == *who)
             .cloned()
             .collect()
@@ -106,11 +178,14 @@ mod tests {
 
     #[test]
     fn the_mempool_keeps_arrival_order_and_drops_copies() {
-        let mut pool = Mempool::default();
+        let mut pool = Mempool::new(10, 10);
         let (a, b, c) = (tx(1, b"a"), tx(2, b"b"), tx(1, b"c"));
-        for t in [&a, &b, &a, &c, &b] {
-            assert!(pool.add(t.clone()));
-        }
+        let added: Vec<Added> = [&a, &b, &a, &c, &b]
+            .iter()
+            .map(|t| pool.add((*t).clone()))
+            .collect();
+        use Added::{Known, Taken};
+        assert_eq!(added, [Taken, Taken, Known, Taken, Known]);
         assert_eq!(pool.block(), vec![a.clone(), b.clone(), c.clone()]);
         assert_eq!(pool.from(&a.sender), vec![a.clone(), c.clone()]);
         assert_eq!(
@@ -121,17 +196,46 @@ mod tests {
         // Committed: gone, and a late copy is not taken again.
         pool.commit([&a, &b]);
         assert!(pool.knows(&a));
-        assert!(pool.add(a.clone()));
+        assert_eq!(pool.add(a.clone()), Added::Known);
         assert_eq!(pool.block(), vec![c.clone()]);
     }
 
     #[test]
     fn a_full_mempool_takes_no_more() {
-        let mut pool = Mempool::default();
+        let mut pool = Mempool::new(MAX_MEMPOOL, 10);
         for i in 0..MAX_MEMPOOL {
-            assert!(pool.add(tx(1, &i.to_le_bytes())));
+            assert_eq!(pool.add(tx(1, &i.to_le_bytes())), Added::Taken);
         }
-        assert!(!pool.add(tx(2, b"one too many")));
+        assert_eq!(pool.add(tx(2, b"one too many")), Added::Full);
         assert_eq!(pool.block().len(), MAX_BLOCK_TXS);
+    }
+
+    #[test]
+    fn one_sender_fills_its_quota_only() {
+        let mut pool = Mempool::new(3, 10);
+        for i in 0..3u8 {
+            assert_eq!(pool.add(tx(1, &[i])), Added::Taken);
+        }
+        assert_eq!(pool.add(tx(1, b"fourth")), Added::OverQuota);
+        // Another sender still gets in; a committed transaction frees its sender's place.
+        assert_eq!(pool.add(tx(2, b"other")), Added::Taken);
+        pool.commit([&tx(1, &[0])]);
+        assert_eq!(pool.add(tx(1, b"fourth")), Added::Taken);
+        assert_eq!(pool.len(), 4);
+    }
+
+    #[test]
+    fn a_transaction_is_dropped_after_its_time_to_live() {
+        let mut pool = Mempool::new(10, 5);
+        assert_eq!(pool.add(tx(1, b"old")), Added::Taken);
+        assert_eq!(pool.expire(3), 0);
+        assert_eq!(pool.add(tx(1, b"new")), Added::Taken);
+        // "old" arrived before height 1 and "new" after height 3: at 5 only "old" has waited 5 heights.
+        assert_eq!(pool.expire(5), 1);
+        assert_eq!(pool.block(), vec![tx(1, b"new")]);
+        assert_eq!(pool.expire(8), 1);
+        assert_eq!(pool.len(), 0);
+        // Dropped, not committed: the same transaction may come again.
+        assert_eq!(pool.add(tx(1, b"old")), Added::Taken);
     }
 }

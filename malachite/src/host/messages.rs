@@ -64,7 +64,7 @@ impl Host {
                 Ok(())
             }
             AppMsg::ReceivedProposalPart { part, reply, .. } => {
-                self.received_proposal_part(part, reply)
+                self.received_proposal_part(part, reply).await
             }
             AppMsg::Decided {
                 certificate, reply, ..
@@ -121,6 +121,7 @@ impl Host {
             self.receive_block(part)?;
         }
         self.round_started = Some((height, round, Instant::now()));
+        self.probe.round(round.as_i64());
         let values = self
             .candidates
             .values()
@@ -201,7 +202,7 @@ impl Host {
 
     /// A part from the network: forwarded transactions go to the mempool, a block for the next height is
     /// judged (one for a later height waits until this node has committed its parent).
-    fn received_proposal_part(
+    async fn received_proposal_part(
         &mut self,
         part: StreamMessage<ProposalPart>,
         reply: Reply<Option<ProposedValue<FsmcContext>>>,
@@ -210,14 +211,20 @@ impl Host {
             StreamContent::Fin => None,
             StreamContent::Data(ProposalPart::Txs(txs)) => {
                 for tx in txs {
-                    if !self.tx_ok(&tx) {
+                    if let Err(why) = self.tx_ok(&tx) {
+                        debug!("dropped a forwarded transaction: {why}");
+                        self.probe.rejected("invalid_transaction");
                         continue;
                     }
                     self.note_arrival(&tx);
-                    if !self.mempool.add(tx) {
+                    if !self.take(tx) {
                         break;
                     }
                 }
+                None
+            }
+            StreamContent::Data(ProposalPart::Chain(hello)) => {
+                self.heard_chain(&hello).await?;
                 None
             }
             StreamContent::Data(ProposalPart::Block(block)) => {
@@ -379,6 +386,7 @@ impl Host {
                 })
                 .collect(),
         };
+        let sent = Instant::now();
         self.port
             .blocks
             .send(ToApp::Block(block))
@@ -394,7 +402,14 @@ impl Host {
         };
         // Every replica applies the block about now, and its behaviour's payload leaves right after.
         self.applied = Some((height, tokio::time::Instant::now()));
+        self.probe.decided(via == "sync", sent.elapsed());
         self.mempool.commit(&value.txs);
+        let expired = self.mempool.expire(height);
+        if expired > 0 {
+            debug!(height, expired, "dropped transactions that waited too long");
+            self.probe.rejected_by("expired", expired);
+        }
+        self.probe.mempool(self.mempool.len());
         let certificate_round = certificate.round;
         self.store.append(StoredBlock {
             height,

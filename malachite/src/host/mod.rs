@@ -14,23 +14,24 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Display, Formatter};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use tracing::{debug, warn};
+use tracing::{debug, error, warn};
 
 use fsmc_runtime::app::{AppHash, Block};
 use malachitebft_app_channel::app::engine::host::HeightParams;
 use malachitebft_app_channel::app::streaming::{StreamContent, StreamId, StreamMessage};
 use malachitebft_app_channel::app::types::ProposedValue;
 use malachitebft_app_channel::app::types::core::{LinearTimeouts, Round, Validity};
-use malachitebft_app_channel::{Channels, NetworkMsg};
+use malachitebft_app_channel::{Channels, NetworkMsg, NetworkRequest};
 
 use crate::config::{NodeSettings, now_ms};
+use crate::observe::Probe;
 use crate::signing::{PrivateKey, hex};
 use crate::store::{BlockStore, StoreError};
 use crate::types::{
-    Address, BlockValue, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx, ValidatorSet,
-    ValueId,
+    Address, BlockValue, ChainHello, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx,
+    ValidatorSet, ValueId,
 };
-use mempool::Mempool;
+use mempool::{Added, Mempool};
 pub(crate) use pacing::Awaited;
 use pacing::{Arrivals, Held};
 
@@ -56,8 +57,8 @@ pub(crate) enum ToApp {
 /// What the replica hands the engine side besides app hashes, in the order it happened: the payloads it
 /// submitted after a block come before what it says it awaits after that block.
 pub(crate) enum FromApp {
-    /// A payload to order (an encoded submission).
-    Tx(Vec<u8>),
+    /// A payload to order (an encoded submission), signed and checked as peers check it.
+    Tx(SignedTx),
     /// The payloads the replica awaits now.
     Awaiting(Awaited),
 }
@@ -117,6 +118,32 @@ impl From<StoreError> for HostError {
     }
 }
 
+/// The checks every node makes of a transaction, its own included, before it is forwarded, pooled or voted
+/// for in a block: its size, and its signature by a genesis validator for this chain.
+pub(crate) fn check_tx(
+    chain_id: &str,
+    validators: &ValidatorSet,
+    tx: &SignedTx,
+) -> Result<(), String> {
+    if tx.data.len() > MAX_TX_BYTES {
+        return Err(format!(
+            "a transaction from {} is {} bytes, over the limit of {MAX_TX_BYTES}",
+            tx.sender,
+            tx.data.len()
+        ));
+    }
+    let validator = validators
+        .get(&tx.sender)
+        .ok_or_else(|| format!("a transaction from {}, not a validator", tx.sender))?;
+    if !tx.verify(chain_id, &validator.public_key) {
+        return Err(format!(
+            "a transaction from {} is not signed by it for chain {chain_id:?}",
+            tx.sender
+        ));
+    }
+    Ok(())
+}
+
 /// The last committed block: what the next one builds on.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Tip {
@@ -134,6 +161,8 @@ struct Candidate {
 /// The engine side of one node.
 pub(crate) struct Host {
     chain_id: String,
+    /// The spec fingerprint the genesis names, in hex.
+    spec: String,
     me: Address,
     key: PrivateKey,
     validators: ValidatorSet,
@@ -156,14 +185,21 @@ pub(crate) struct Host {
     applied: Option<(u64, tokio::time::Instant)>,
     /// When other agents' payloads arrived after a block: how long the next proposer waits.
     arrivals: Arrivals,
+    /// The validators that said they are on another chain or run another spec, and which.
+    foreign: BTreeMap<Address, String>,
+    /// Why the node halts at its next resend tick.
+    halting: Option<String>,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
     port: AppPort,
+    /// The metrics and status this side reports.
+    probe: Probe,
 }
 
 impl Host {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         chain_id: String,
+        spec: String,
         key: PrivateKey,
         validators: ValidatorSet,
         settings: NodeSettings,
@@ -171,18 +207,20 @@ impl Host {
         tip: Tip,
         network: mpsc::Sender<NetworkMsg<FsmcContext>>,
         port: AppPort,
+        probe: Probe,
     ) -> Host {
         Host {
             chain_id,
+            spec,
             me: key.public_key().address(),
             key,
             validators,
             timeouts: settings.timeouts(),
+            mempool: Mempool::new(settings.mempool_per_sender, settings.tx_ttl_heights),
             settings,
             tip,
             candidates: BTreeMap::new(),
             early: Vec::new(),
-            mempool: Mempool::default(),
             store,
             streams: 0,
             round_started: None,
@@ -190,8 +228,11 @@ impl Host {
             held: None,
             applied: None,
             arrivals: Arrivals::default(),
+            foreign: BTreeMap::new(),
+            halting: None,
             network,
             port,
+            probe,
         }
     }
 
@@ -241,7 +282,10 @@ impl Host {
                     Some(msg) => self.handle(msg).await,
                     None => Err(HostError::Stopped("the consensus engine stopped".into())),
                 },
-                _ = resend.tick() => self.resend().await,
+                _ = resend.tick() => {
+                    self.count_peers(&channels.net_requests).await;
+                    self.resend().await
+                }
             };
             if let Err(e) = step {
                 return e;
@@ -262,18 +306,43 @@ impl Host {
             .map_err(|_| HostError::Stopped("the network layer stopped".into()))
     }
 
-    /// A payload from this node's replica: signed, queued, and forwarded to every peer at once.
-    async fn submit(&mut self, data: Vec<u8>) -> Result<(), HostError> {
-        let tx = SignedTx::sign(&self.chain_id, &self.key, data);
+    /// A payload from this node's replica, signed and checked already: queued, and forwarded to every peer at
+    /// once.
+    async fn submit(&mut self, tx: SignedTx) -> Result<(), HostError> {
         debug!(tx = %hex(&tx.id()[..4]), "submitted");
         // Forwarded even when already pending (the replica acting again after a restart); a full mempool drops
         // it here and peers still take it.
-        self.mempool.add(tx.clone());
+        self.take(tx.clone());
         self.publish(ProposalPart::Txs(vec![tx])).await
     }
 
-    /// Forwards again this node's transactions still waiting, for peers that were not connected yet.
+    /// Adds `tx` to the mempool, counting what is refused; says whether the mempool takes more.
+    fn take(&mut self, tx: SignedTx) -> bool {
+        let added = self.mempool.add(tx);
+        match added {
+            Added::Full => self.probe.rejected("mempool_full"),
+            Added::OverQuota => self.probe.rejected("mempool_sender_quota"),
+            Added::Taken | Added::Known => {}
+        }
+        self.probe.mempool(self.mempool.len());
+        added != Added::Full
+    }
+
+    /// Asks the network layer how many peers this node is connected to, for the metrics and the status.
+    async fn count_peers(&self, requests: &mpsc::Sender<NetworkRequest>) {
+        if let Ok(Some(state)) = NetworkRequest::dump_state(requests).await {
+            self.probe.peers(state.peers.len());
+        }
+    }
+
+    /// Says which chain this node is on (and which app it runs there), and forwards again its transactions
+    /// still waiting, for peers that were not connected yet.
     async fn resend(&mut self) -> Result<(), HostError> {
+        if let Some(why) = self.halting.take() {
+            return Err(HostError::Stopped(why));
+        }
+        let hello = ChainHello::sign(&self.chain_id, &self.spec, &self.key);
+        self.publish(ProposalPart::Chain(hello)).await?;
         let mine = self.mempool.from(&self.me);
         if mine.is_empty() {
             return Ok(());
@@ -281,13 +350,53 @@ impl Host {
         self.publish(ProposalPart::Txs(mine)).await
     }
 
-    /// Checks a transaction's size and signature against the genesis validators.
-    fn tx_ok(&self, tx: &SignedTx) -> bool {
-        tx.data.len() <= MAX_TX_BYTES
-            && self
-                .validators
-                .get(&tx.sender)
-                .is_some_and(|v| tx.verify(&self.chain_id, &v.public_key))
+    /// A validator said which chain it is on and which app it runs. One on another chain, or running the app
+    /// of another spec, is named in an error, once, and told this node's (it may have started after this
+    /// node's last word); when so many differ that the rest cannot make a quorum (this node the odd one out,
+    /// most often), the node halts at its next resend tick, so that its word reaches them first.
+    async fn heard_chain(&mut self, hello: &ChainHello) -> Result<(), HostError> {
+        let Some(validator) = self.validators.get(&hello.sender) else {
+            return Ok(());
+        };
+        let same = hello.chain_id == self.chain_id && hello.spec_fingerprint == self.spec;
+        if same || !hello.verify(&validator.public_key) {
+            return Ok(());
+        }
+        let theirs = ChainHello::describe(&hello.chain_id, &hello.spec_fingerprint);
+        let ours = ChainHello::describe(&self.chain_id, &self.spec);
+        if self.foreign.insert(hello.sender, theirs.clone()).is_none() {
+            let consequence = if hello.chain_id == self.chain_id {
+                "it would compute other app hashes"
+            } else {
+                "its transactions and blocks are refused here"
+            };
+            error!(
+                "validator {} is on {theirs}, but this node's genesis names {ours}: {consequence}; every node's \
+                 genesis.json must be the same, and every node built from its spec",
+                hello.sender
+            );
+            let word = ChainHello::sign(&self.chain_id, &self.spec, &self.key);
+            self.publish(ProposalPart::Chain(word)).await?;
+        }
+        let n = self.validators.validators().len();
+        let quorum = n * 2 / 3 + 1;
+        if self.foreign.len() > n - quorum && self.halting.is_none() {
+            let elsewhere: BTreeSet<&String> = self.foreign.values().collect();
+            let elsewhere: Vec<&str> = elsewhere.into_iter().map(String::as_str).collect();
+            self.halting = Some(format!(
+                "{} of the {n} validators are on {}, not on {ours}, which this node's genesis names: without \
+                 them no block can be decided; give every node the same genesis.json and a build of its spec; \
+                 halting",
+                self.foreign.len(),
+                elsewhere.join(" or ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a transaction as every node does: see [`check_tx`].
+    fn tx_ok(&self, tx: &SignedTx) -> Result<(), String> {
+        check_tx(&self.chain_id, &self.validators, tx)
     }
 
     /// The checks every validator makes of a block, none of them about the app's state: the height and
@@ -338,12 +447,7 @@ impl Host {
         }
         let mut seen = BTreeSet::new();
         for tx in &value.txs {
-            if !self.tx_ok(tx) {
-                return Err(format!(
-                    "a transaction from {} is not signed by it",
-                    tx.sender
-                ));
-            }
+            self.tx_ok(tx)?;
             if !seen.insert(tx.id()) {
                 return Err("a transaction appears twice".into());
             }
@@ -380,6 +484,7 @@ impl Host {
             Ok(()) => Validity::Valid,
             Err(why) => {
                 warn!(height = %part.height, round = %part.round, %proposer, "invalid proposal: {why}");
+                self.probe.rejected("invalid_proposal");
                 Validity::Invalid
             }
         };

@@ -353,6 +353,7 @@ impl<S: Dispatch<D>, D> Env<S, D> {
             .map(|a| (a, self.latest.get(&a).copied()))
             .collect();
         self.step = step;
+        S::moved(self.stage, next);
         self.stage = next;
         if terminated || truncated {
             self.status = Status::Finished {

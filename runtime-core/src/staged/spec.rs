@@ -39,6 +39,12 @@ pub trait StagedSpec: Copy + Eq + Debug + 'static {
     fn agents(sizes: &Self::Sizes) -> Vec<Self::Agent>;
     /// What the spec says about `stage`.
     fn stage(stage: Self::Stage) -> StageInfo<Self::Stage, Self::Kind>;
+    /// The environment moved from `from` to `to`: generated code counts the move for spec coverage
+    /// (`fsmc_runtime::coverage`); by default, nothing.
+    #[doc(hidden)]
+    fn moved(from: Self::Stage, to: Self::Stage) {
+        let _ = (from, to);
+    }
 }
 
 /// How [`Env`] reaches the user's domain `D`: observations, actions, handlers, rewards, infos and the end of

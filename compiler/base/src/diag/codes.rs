@@ -128,6 +128,7 @@ codes! {
     BadRoundWrites = "E0407", "bad_round_writes", error, "a round's `writes` do not fit the value it decides";
     BadRoundRole = "E0408", "bad_round_role", error, "`registration;` or `elects_keeper;` on a round that cannot play that part";
     BadConfirmations = "E0409", "bad_confirmations", error, "`confirmations` on a round that no threshold decides";
+    ShortTimeout = "W0410", "short_timeout", warn, "a timeout is shorter than a block interval, so its round times out before it can decide";
     // Composition.
     TooFewMachines = "E0501", "too_few_machines", error, "a composition has fewer than two machines";
     MachineUsedTwice = "E0502", "machine_used_twice", error, "a machine appears twice in one composition";
@@ -140,6 +141,7 @@ codes! {
     DuplicateMapping = "E0509", "duplicate_mapping", error, "a final state is mapped twice";
     ComposedCheck = "E0510", "composed_app_invalid", error, "the composed app fails a check as an ordinary machine";
     KeyTypeMismatch = "E0511", "key_type_mismatch", error, "composed machines declare one key with two different types";
+    MachineNeverEntered = "W0512", "machine_never_entered", warn, "a chained machine is never entered: no mapping leads into it, so the app drops it";
     // Data flow and conditions.
     ReadBeforeWrite = "E0601", "read_before_write", error, "a key is read in a state that some path reaches without writing it";
     PostconditionUnmet = "E0602", "postcondition_unmet", error, "a final state guarantees a key that some path reaches it without writing";
@@ -171,6 +173,11 @@ codes! {
     DirectTransition = "E0903", "direct_transition", error, "a direct `A -> B` transition outside a staged machine";
     FinalStage = "E0904", "final_stage", error, "a stage of a staged machine is marked `final`";
     ScriptedRewarded = "E0905", "scripted_agent_rewarded", error, "a stage rewards a scripted agent";
+    // Verification (`fsmc verify`): what goes wrong over time.
+    VerifyStuck = "E1101", "verify_stuck_state", error, "the app can reach a state that no block leaves";
+    VerifyPeriodNeverEnds = "E1102", "verify_period_never_ends", error, "a fair run loops forever without reaching a reset round or a final state";
+    VerifyKeeperNotLive = "E1103", "verify_keeper_not_live", error, "a keeper round can run without an elected keeper that has not failed this period";
+    VerifyKeyMissing = "E1104", "verify_key_missing", error, "a state can be entered without a key it reads or requires";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -261,6 +268,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::BadRoundWrites, include_str!("explain/E0407.md")),
     (Code::BadRoundRole, include_str!("explain/E0408.md")),
     (Code::BadConfirmations, include_str!("explain/E0409.md")),
+    (Code::ShortTimeout, include_str!("explain/W0410.md")),
     (Code::TooFewMachines, include_str!("explain/E0501.md")),
     (Code::MachineUsedTwice, include_str!("explain/E0502.md")),
     (Code::MappingFromNonFinal, include_str!("explain/E0503.md")),
@@ -272,6 +280,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::DuplicateMapping, include_str!("explain/E0509.md")),
     (Code::ComposedCheck, include_str!("explain/E0510.md")),
     (Code::KeyTypeMismatch, include_str!("explain/E0511.md")),
+    (Code::MachineNeverEntered, include_str!("explain/W0512.md")),
     (Code::ReadBeforeWrite, include_str!("explain/E0601.md")),
     (Code::PostconditionUnmet, include_str!("explain/E0602.md")),
     (Code::ConditionOnWrongState, include_str!("explain/E0603.md")),
@@ -299,6 +308,10 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::DirectTransition, include_str!("explain/E0903.md")),
     (Code::FinalStage, include_str!("explain/E0904.md")),
     (Code::ScriptedRewarded, include_str!("explain/E0905.md")),
+    (Code::VerifyStuck, include_str!("explain/E1101.md")),
+    (Code::VerifyPeriodNeverEnds, include_str!("explain/E1102.md")),
+    (Code::VerifyKeeperNotLive, include_str!("explain/E1103.md")),
+    (Code::VerifyKeyMissing, include_str!("explain/E1104.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

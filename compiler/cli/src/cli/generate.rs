@@ -17,6 +17,12 @@ pub(crate) struct GenArgs {
     /// Do not write: fail (exit 1) if FILE is not what the spec generates.
     #[arg(long, requires = "output")]
     check: bool,
+    /// Also generate tests from the spec: one per transition, each with the inputs that make it happen.
+    #[arg(long)]
+    tests: bool,
+    /// With `--tests`: one test that takes every transition along a short tour instead.
+    #[arg(long, requires = "tests")]
+    tour: bool,
     #[command(flatten)]
     common: Common,
 }
@@ -58,6 +64,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
     };
+    let tests = args.tests.then_some(codegen::tests::TestOptions { tour: args.tour });
     let internal = |err: &mut dyn Write, e: &str| {
         let _ = writeln!(
             err,
@@ -66,7 +73,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
         2
     };
     let Some(path) = &args.output else {
-        return match codegen::write_generated(&spec_display, checked, out) {
+        return match emit(&spec_display, checked, tests, out) {
             Ok(()) | Err(WriteError::Io(_)) => 0,
             Err(WriteError::Internal(e)) => internal(err, &e),
         };
@@ -88,7 +95,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
         Ok(_) => match std::fs::File::open(path) {
             Ok(file) => {
                 let mut same = Same(std::io::BufReader::new(file));
-                match codegen::write_generated(&spec_display, checked, &mut same) {
+                match emit(&spec_display, checked, tests, &mut same) {
                     Ok(()) => same.at_end(),
                     Err(WriteError::Io(_)) => false,
                     Err(WriteError::Internal(e)) => return internal(err, &e),
@@ -119,7 +126,7 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
     let mut failure = None;
     let written = super::write::write_with(path, |file| {
         let mut file = std::io::BufWriter::new(file);
-        match codegen::write_generated(&spec_display, checked, &mut file) {
+        match emit(&spec_display, checked, tests, &mut file) {
             Ok(()) => file.flush(),
             Err(WriteError::Io(e)) => Err(e),
             Err(WriteError::Internal(e)) => {
@@ -162,7 +169,7 @@ impl<R: std::io::BufRead> Write for Same<R> {
 }
 
 /// `path` relative to the directory `base` (both absolute and normalized), with `/` separators.
-fn relative(base: &Path, path: &Path) -> String {
+pub(super) fn relative(base: &Path, path: &Path) -> String {
     let (b, p): (Vec<_>, Vec<_>) = (base.components().collect(), path.components().collect());
     let common = b.iter().zip(&p).take_while(|(x, y)| x == y).count();
     let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
@@ -172,4 +179,22 @@ fn relative(base: &Path, path: &Path) -> String {
             .map(|c| c.as_os_str().to_string_lossy().into_owned()),
     );
     parts.join("/")
+}
+
+/// Writes what `fsmc gen` writes: the generated code as it is made or, with `--tests`, the code and its tests (a
+/// test file is held whole: its tests are a few per transition, far smaller than a large machine's code).
+fn emit(
+    spec_display: &str,
+    checked: &fsmc_model::spec::Checked,
+    tests: Option<codegen::tests::TestOptions>,
+    out: &mut dyn Write,
+) -> Result<(), WriteError> {
+    match tests {
+        None => codegen::write_generated(spec_display, checked, out),
+        Some(opts) => {
+            let text = codegen::generated_file_with_tests(spec_display, checked, opts)
+                .map_err(WriteError::Internal)?;
+            out.write_all(text.as_bytes()).map_err(WriteError::Io)
+        }
+    }
 }

@@ -9,12 +9,14 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod coverage;
 mod diff;
 mod explain;
 mod export;
 mod fmt;
 mod generate;
 mod new;
+mod verify;
 mod write;
 
 #[derive(Parser, Debug)]
@@ -48,8 +50,14 @@ enum Command {
     /// Create a crate for a new machine (`--plain`, the default) or Open Autonomy app (`--app`): the spec, its
     /// behaviour and a simulation test, ready for `cargo test`.
     New(new::NewArgs),
+    /// Prove an app never hangs, or show the blocks that make it hang: explore it against every block
+    /// schedule an adversary with at most `--faults` faulty agents can choose.
+    Verify(verify::VerifyArgs),
     /// Run the language server on standard input and output (for editors).
     Lsp,
+    /// Report spec coverage: merge the snapshots of runs with the runtime's `coverage` feature, map each
+    /// transition to its spec line, print a summary and optionally write LCOV.
+    Coverage(coverage::CoverageArgs),
     /// Explain a diagnostic code, with a failing example and its fix, or list them all.
     Explain {
         /// A code (`E0104`) or its name (`unknown_state`), in any case; omit to list every code.
@@ -160,6 +168,8 @@ pub fn run(
         Command::Import(args) => export::import(args, out, err, stdout_is_tty),
         Command::Fmt(args) => fmt::run(args, out, err, stdout_is_tty),
         Command::New(args) => new::run(args, out, err),
+        Command::Verify(args) => verify::run(args, out, err, stdout_is_tty),
+        Command::Coverage(args) => coverage::run(args, out, err, stdout_is_tty),
         Command::Lsp => crate::lsp::run_stdio(err),
         Command::Explain { code } => explain::run(code.as_deref(), out, err),
     };

@@ -249,6 +249,9 @@ fn properties(m: &Machine, s: &State) -> Vec<String> {
         if round.elects_keeper.is_some() {
             out.push("elects_keeper;".to_string());
         }
+        if let Some((blocks, _)) = round.confirmations {
+            out.push(format!("confirmations {blocks};"));
+        }
         if round.reset {
             out.push("reset;".to_string());
         }

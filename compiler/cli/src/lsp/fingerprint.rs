@@ -1,6 +1,6 @@
 //! The spec fingerprint of `abci` machines and apps, where they are declared: a line of their hover and a code
-//! lens above each declaration. It is the value of the `FINGERPRINT` constant generated for the item, and what
-//! `fsmc diff` reports changing.
+//! lens above each declaration. It is the value of the `FINGERPRINT` constant generated for the item, what a
+//! node on the engine compares with its genesis before it starts, and what `fsmc diff` reports changing.
 //!
 //! The fingerprint is a digest of the checked model, so it is shown only while the open specs check clean: a
 //! spec with errors generates no code, and a value computed from half a model would be nobody's.
@@ -23,8 +23,8 @@ pub fn hover_line(a: &Analysis, sym: &Sym) -> Option<String> {
     }
     Some(match of(a, sym) {
         Some(fp) => format!(
-            "**Spec fingerprint** `{fp}`: the `FINGERPRINT` constant of its generated code; `fsmc diff` says what \
-             changes it."
+            "**Spec fingerprint** `{fp}`: the `FINGERPRINT` constant of its generated code, which a node on the \
+             engine checks against its genesis at start; `fsmc diff` says what changes it."
         ),
         None => "**Spec fingerprint**: none while the open specs have errors.".to_string(),
     })

@@ -200,7 +200,7 @@ fn state_semantics(m: &fsmc_model::spec::Machine) -> Vec<String> {
         .map(|s| {
             format!(
                 "{} start={} default={} final={} kind={:?} genie={:?} reset={} registration={} elects_keeper={} \
-                 payload={:?} reads={:?} writes={:?} requires={:?} ensures={:?} template={:?} handler={} outcomes={:?}",
+                 confirmations={:?} payload={:?} reads={:?} writes={:?} requires={:?} ensures={:?} template={:?} handler={} outcomes={:?}",
                 s.name,
                 s.start,
                 s.default_start,
@@ -211,6 +211,7 @@ fn state_semantics(m: &fsmc_model::spec::Machine) -> Vec<String> {
                 s.round().is_some_and(|r| r.reset),
                 s.round().is_some_and(|r| r.registration.is_some()),
                 s.round().is_some_and(|r| r.elects_keeper.is_some()),
+                s.round().and_then(|r| r.confirmations.map(|(n, _)| n)),
                 s.payload(),
                 keys(&s.reads),
                 keys(&s.writes),

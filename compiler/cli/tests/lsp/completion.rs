@@ -275,7 +275,9 @@ fn in_an_attribute_the_lints() {
         expect![[r#"
             no_path_to_final (Constant)
             event_never_handled (Constant)
+            short_timeout (Constant)
             shared_event (Constant)
+            machine_never_entered (Constant)
             unused_key (Constant)
             redundant_persistence (Constant)
             state_naming (Constant)

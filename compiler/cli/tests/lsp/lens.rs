@@ -99,7 +99,7 @@ fn the_hover_of_an_app_and_a_machine_names_the_fingerprint() {
 
         Chains `Registration` → `PriceAbciApp`.
 
-        **Spec fingerprint** `<OracleAbciApp>`: the `FINGERPRINT` constant of its generated code; `fsmc diff` says what changes it.
+        **Spec fingerprint** `<OracleAbciApp>`: the `FINGERPRINT` constant of its generated code, which a node on the engine checks against its genesis at start; `fsmc diff` says what changes it.
     "#]]
     .assert_eq(&hover(&oracle(&mark(MAIN, "OracleAbciApp", 0, 3), PRICE)));
     expect![[r#"
@@ -111,7 +111,7 @@ fn the_hover_of_an_app_and_a_machine_names_the_fingerprint() {
 
         2 states, 3 events, 3 transitions, 1 key.
 
-        **Spec fingerprint** `<PriceAbciApp>`: the `FINGERPRINT` constant of its generated code; `fsmc diff` says what changes it.
+        **Spec fingerprint** `<PriceAbciApp>`: the `FINGERPRINT` constant of its generated code, which a node on the engine checks against its genesis at start; `fsmc diff` says what changes it.
     "#]]
     .assert_eq(&hover(&oracle(&mark(MAIN, "PriceAbciApp", 0, 1), PRICE)));
 }

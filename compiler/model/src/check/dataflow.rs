@@ -241,13 +241,16 @@ fn exit_of(
     mut entry: Bits,
     cross: &Bits,
 ) -> Bits {
-    if resets {
-        entry.and(cross);
-    }
+    // A reset round decides, writes its value into the period that ends, and only then starts the new period
+    // from the cross-period keys (upstream's `create()` carries those alone): its own writes survive only when
+    // cross-period.
     if writes {
         for (k, _) in &m.state(s).writes {
             entry.set(*k);
         }
+    }
+    if resets {
+        entry.and(cross);
     }
     entry
 }

@@ -489,9 +489,10 @@ fn resolve<'a>(
         .filter(|(_, list)| is_guarded(m, list))
         .collect();
     let typed = Typed::of(m);
+    let site = super::table::site_of(m);
     let arms = lists.list(Kind::Arm, guarded.len(), move |i| {
         let ((s, e), list) = &guarded[i];
-        candidates(m, *s, *e, list, &typed)
+        candidates(m, *s, *e, list, &typed, &site)
     });
     let taken = if any_actions {
         quote! { taken }
@@ -518,7 +519,15 @@ fn resolve<'a>(
 
 /// The arm of a guarded `(state, event)` pair: its candidates in spec order, each validated, the first whose
 /// guards hold taken (its position is the arm's value); when none holds, the event is refused.
-fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize], typed: &Typed) -> TokenStream {
+/// `typed` says which guards receive their event's data; `site` gives each transition's coverage counter.
+fn candidates(
+    m: &Machine,
+    s: StateId,
+    e: EventId,
+    list: &[usize],
+    typed: &Typed,
+    site: &[usize],
+) -> TokenStream {
     let refuse = |reason: TokenStream| {
         quote! {
             return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
@@ -534,12 +543,13 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize], typed: &Typed
         let t = &m.transitions[i];
         let to = variant(&m.state(t.to).name.text);
         let k = Literal::usize_unsuffixed(k);
+        let index = Literal::usize_unsuffixed(site[i]);
         tries.extend(quote! {
             t.to = State::#to;
             validated(hooks, &t)?;
         });
         if t.guards.is_empty() {
-            tries.extend(quote! { #k });
+            tries.extend(quote! { COVERAGE.hit(#index); #k });
             unguarded_last = true;
             break;
         }
@@ -553,6 +563,7 @@ fn candidates(m: &Machine, s: StateId, e: EventId, list: &[usize], typed: &Typed
         });
         tries.extend(quote! {
             if #(#conds)&&* {
+                COVERAGE.hit(#index);
                 break 'candidates #k;
             }
         });

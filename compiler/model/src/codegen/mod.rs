@@ -26,6 +26,7 @@ mod machine;
 mod origin;
 mod staged;
 mod table;
+pub mod tests;
 mod tokens;
 mod typed;
 
@@ -174,6 +175,22 @@ pub fn write_generated(
     let lists = Lists::deferred();
     let tokens = clean_docs(generate_with(checked, &lists));
     format::stream(tokens, &lists.take(), out)
+}
+
+/// [`generated_file`] followed by the tests of every machine and app (`fsmc gen --tests`): one file that holds
+/// the code and the tests that exercise it.
+#[cfg(feature = "format")]
+pub fn generated_file_with_tests(
+    spec_display: &str,
+    checked: &Checked,
+    opts: tests::TestOptions,
+) -> Result<String, String> {
+    let mut code = generate(checked);
+    code.extend(tests::generate(checked, opts));
+    Ok(format!(
+        "{HEADER}// Spec: {spec_display}\n\n{}",
+        format(code)?
+    ))
 }
 
 /// Generated code as formatted Rust source, as `fsmc gen` writes it (without the header). Code that does not

@@ -104,6 +104,27 @@ fn stages(m: &Machine, kinds: &[Kind<'_>], handlers: &[(usize, &State)]) -> Toke
     let name = m.name.as_str();
     let env_doc = format!(" The environment of `{name}` over the domain `E`: see [`Environment`].");
     let roster = agents::roster(kinds);
+    let coverage = super::table::coverage(m, &super::lists::Lists::at_once());
+    let site = super::table::site_of(m);
+    let mut order: Vec<usize> = (0..m.transitions.len()).collect();
+    order.sort_by_key(|&i| site[i]);
+    let moves = order.into_iter().map(|i| {
+        let t = &m.transitions[i];
+        let (from, to) = (
+            variant(&m.state(t.from).name.text),
+            variant(&m.state(t.to).name.text),
+        );
+        let i = proc_macro2::Literal::usize_unsuffixed(site[i]);
+        quote! { (State::#from, State::#to) => COVERAGE.hit(#i) }
+    });
+    // Each move is one transition of the spec: counted for coverage, and nothing when it is off.
+    let moved = quote! {
+        #[allow(unreachable_patterns)]
+        match (from, to) {
+            #(#moves,)*
+            _ => {}
+        }
+    };
     quote! {
         impl State {
             /// The kinds of agent that act in a step of this stage (the members of a group all do), in the order
@@ -150,7 +171,12 @@ fn stages(m: &Machine, kinds: &[Kind<'_>], handlers: &[(usize, &State)]) -> Toke
                     has_handler: stage.has_handler(),
                 }
             }
+            fn moved(from: State, to: State) {
+                #moved
+            }
         }
+
+        #coverage
 
         /// Where an episode is, as the methods of [`Environment`] see it.
         pub type View = ::fsmc_runtime::staged::View<State>;

@@ -76,7 +76,10 @@ pub(crate) fn generate<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
     } else {
         dense(m, &refused, guards_doc, lists)
     };
+    let coverage = coverage(m, lists);
     quote! {
+        #coverage
+
         #next
 
         #[automatically_derived]
@@ -138,9 +141,25 @@ fn dense<'a>(
         );
         quote! { #[doc = ""] #[doc = #doc] }
     });
+    // An empty cell names no transition: one past the last, the counters' spare.
+    let mut index = vec![vec![m.transitions.len(); ns]; ne];
+    let site = site_of(m);
+    for ((from, e), list) in pairs(m) {
+        if let Some(&i) = list.first() {
+            index[e.index()][from.index()] = site[i];
+        }
+    }
+    let ty = index_type(m);
+    // Made at once, not through `lists`: prettyplease packs short numbers several to a line, which a list made a
+    // piece at a time would not, and a number is a few bytes.
+    let index_rows = numbers(&index, false);
     quote! {
         /// The transition table: `TABLE[event][state]` is the next state, if the event alone decides it.
         static TABLE: [[::core::option::Option<State>; #ns_lit]; #ne_lit] = [#rows];
+
+        /// `TRANSITION_OF[event][state]`: the index of the transition `TABLE` takes (one past the last for an
+        /// empty cell), for [`COVERAGE`] (only read when the runtime's `coverage` feature is on).
+        static TRANSITION_OF: [[#ty; #ns_lit]; #ne_lit] = [#index_rows];
 
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -150,7 +169,10 @@ fn dense<'a>(
             #example
             #[inline]
             pub fn next(self, event: Event) -> ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> {
-                match TABLE[event as usize][self as usize] {
+                let next = TABLE[event as usize][self as usize];
+                // Counted whatever the cell holds (an empty cell counts in a spare counter): no branch on it.
+                COVERAGE.hit(TRANSITION_OF[event as usize][self as usize] as usize);
+                match next {
                     ::core::option::Option::Some(next) => ::core::result::Result::Ok(next),
                     ::core::option::Option::None => ::core::result::Result::Err(#refused),
                 }
@@ -169,9 +191,17 @@ fn sparse<'a>(
     let ne = m.events.len();
     let ne_lit = Literal::usize_unsuffixed(ne);
     let mut rows: Vec<Vec<(StateId, StateId)>> = vec![Vec::new(); ne];
+    let mut indices: Vec<Vec<usize>> = vec![Vec::new(); ne];
+    let site = site_of(m);
     // Pairs come sorted by source state, so each row is sorted too.
-    for ((from, e), to) in unguarded_targets(m) {
-        rows[e.index()].push((from, to));
+    for ((from, e), list) in pairs(m) {
+        if is_guarded(m, &list) {
+            continue;
+        }
+        if let Some(&i) = list.first() {
+            rows[e.index()].push((from, m.transitions[i].to));
+            indices[e.index()].push(site[i]);
+        }
     }
     let rows = Rc::new(rows);
     let lens = Rc::clone(&rows);
@@ -184,10 +214,17 @@ fn sparse<'a>(
         quote! { (State::#f, State::#t), }
     };
     let rows = nested(lists, ne, 0, pair, move |e| lens[e].len());
+    let ty = index_type(m);
+    // At once, as in `dense`.
+    let index_rows = numbers(&indices, true);
     quote! {
         /// The transitions of each event that the event alone decides, sorted by source state: `ROWS[event]`
         /// holds `(from, to)` pairs.
         static ROWS: [&[(State, State)]; #ne_lit] = [#rows];
+
+        /// The index of each transition of `ROWS`, for [`COVERAGE`] (only read when the runtime's `coverage`
+        /// feature is on).
+        static TRANSITION_OF: [&[#ty]; #ne_lit] = [#index_rows];
 
         impl State {
             /// The state `event` leads to from here, or an error naming this state and the events it accepts.
@@ -200,7 +237,12 @@ fn sparse<'a>(
                 let row = ROWS[event as usize];
                 match row.binary_search_by_key(&(self as usize), |(from, _)| *from as usize) {
                     ::core::result::Result::Ok(i) => match row.get(i) {
-                        ::core::option::Option::Some((_, to)) => ::core::result::Result::Ok(*to),
+                        ::core::option::Option::Some((_, to)) => {
+                            if let ::core::option::Option::Some(&t) = TRANSITION_OF[event as usize].get(i) {
+                                COVERAGE.hit(t as usize);
+                            }
+                            ::core::result::Result::Ok(*to)
+                        }
                         ::core::option::Option::None => ::core::result::Result::Err(#refused),
                     },
                     ::core::result::Result::Err(_) => ::core::result::Result::Err(#refused),
@@ -237,6 +279,94 @@ fn nested<'a>(
         .map(|e| {
             let cell = Rc::clone(&cell);
             wrap(lists.list(Kind::Elem, len(e), move |i| cell(e, i)))
+        })
+        .collect()
+}
+
+/// The smallest unsigned type that numbers the machine's transitions.
+fn index_type(m: &Machine) -> TokenStream {
+    if m.transitions.len() <= usize::from(u16::MAX) {
+        quote! { u16 }
+    } else {
+        quote! { u32 }
+    }
+}
+
+/// The order of the coverage counters: the transitions of each `(state, event)` pair as [`pairs`] lists them,
+/// then the moves no event makes (a staged machine's) by source and target. It does not depend on the order the
+/// spec writes its transitions in, except among a pair's guarded alternatives, whose order is their meaning.
+fn site_order(m: &Machine) -> Vec<usize> {
+    let mut order: Vec<usize> = pairs(m).into_iter().flat_map(|(_, list)| list).collect();
+    let mut moves: Vec<usize> = (0..m.transitions.len())
+        .filter(|&i| m.transitions[i].event.is_none())
+        .collect();
+    moves.sort_by_key(|&i| (m.transitions[i].from, m.transitions[i].to));
+    order.extend(moves);
+    order
+}
+
+/// For each transition (by its index in the spec), its coverage counter.
+pub(crate) fn site_of(m: &Machine) -> Vec<usize> {
+    let mut site = vec![0; m.transitions.len()];
+    for (k, i) in site_order(m).into_iter().enumerate() {
+        site[i] = k;
+    }
+    site
+}
+
+/// The machine's transitions as coverage names them, in counter order, and its `COVERAGE` counters.
+pub(crate) fn coverage<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
+    let n = Literal::usize_unsuffixed(m.transitions.len());
+    // One counter per transition, and the spare (see `fsmc_runtime::coverage::Counters`).
+    let spare = Literal::usize_unsuffixed(m.transitions.len() + 1);
+    // Each site's ordinal among the transitions with its source, event and target, counted once up front; the
+    // sites' tokens are made as the list is written (see `Lists`).
+    let order = site_order(m);
+    let name_of = move |i: usize| {
+        let t = &m.transitions[i];
+        let from = m.state(t.from).name.text.as_str();
+        let event = t.event.map_or("-", |e| m.event(e).name.text.as_str());
+        (from, event, m.state(t.to).name.text.as_str())
+    };
+    let mut seen: std::collections::HashMap<(&str, &str, &str), u32> = std::collections::HashMap::new();
+    let ordinals: Vec<u32> = order
+        .iter()
+        .map(|&i| {
+            let n = seen.entry(name_of(i)).or_insert(0);
+            *n += 1;
+            *n - 1
+        })
+        .collect();
+    let sites = lists.list(Kind::Elem, order.len(), move |k| {
+        let (from, event, to) = name_of(order[k]);
+        let ordinal = ordinals[k];
+        quote! { ::fsmc_runtime::coverage::Site { from: #from, event: #event, to: #to, n: #ordinal }, }
+    });
+    let name = m.name.text.as_str();
+    let doc = format!(
+        " How often a run took each transition of `{name}` (counted only with the runtime's `coverage` feature; \
+         see `fsmc_runtime::coverage`)."
+    );
+    quote! {
+        /// The transitions of the spec as coverage names them.
+        static COVERAGE_SITES: [::fsmc_runtime::coverage::Site; #n] = [#sites];
+
+        #[doc = #doc]
+        pub static COVERAGE: ::fsmc_runtime::coverage::Counters<#spare> =
+            ::fsmc_runtime::coverage::Counters::new(#name, &COVERAGE_SITES);
+    }
+}
+
+/// Rows of counter indices as a generated array's elements: arrays, or slices when `slices`.
+fn numbers(rows: &[Vec<usize>], slices: bool) -> TokenStream {
+    rows.iter()
+        .map(|row| {
+            let cells = row.iter().map(|&i| Literal::usize_unsuffixed(i));
+            if slices {
+                quote! { &[#(#cells),*], }
+            } else {
+                quote! { [#(#cells),*], }
+            }
         })
         .collect()
 }

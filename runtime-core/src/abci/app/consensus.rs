@@ -33,6 +33,14 @@ pub trait ConsensusLayer {
     /// Does not wait for it to be committed; the engine may deduplicate.
     fn submit(&mut self, tx: Vec<u8>) -> Result<(), Self::Error>;
 
+    /// Checks a transaction as the engine's other nodes will check it, before it is submitted: one they would
+    /// refuse (too large, say) is never submitted, and the behaviour's work for the round ends as
+    /// [`Acted::Abstained`] with the reason returned here, instead of a payload that can never be ordered.
+    /// Every transaction passes by default.
+    fn check(&mut self, _tx: &[u8]) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The next committed block, or `None` if none is ready yet. May wait a little (an engine in another
     /// thread), but not indefinitely, so the caller can do other work between blocks.
     fn next_block(&mut self) -> Result<Option<Block>, Self::Error>;
@@ -171,7 +179,7 @@ impl<S: Drive<B>, B: ?Sized + Send + Sync + 'static> Node<S, B> {
 
     /// Works on this round's payload: drops work for a round that has ended, starts the behaviour for the
     /// current round when this agent is expected to submit and has not, polls the work once, and submits the
-    /// payload it returns.
+    /// payload it returns if the engine's [`ConsensusLayer::check`] passes it.
     pub fn act<C: ConsensusLayer>(
         &mut self,
         engine: &mut C,
@@ -199,10 +207,17 @@ impl<S: Drive<B>, B: ?Sized + Send + Sync + 'static> Node<S, B> {
         match poll(work, &self.waker) {
             Polled::Pending => return Ok(acted),
             Polled::Ready(Ok(payload)) => {
-                engine
-                    .submit(self.app.submission(payload))
-                    .map_err(NodeError::Engine)?;
-                acted.push(Acted::Submitted { round });
+                let tx = self.app.submission(payload);
+                match engine.check(&tx) {
+                    Ok(()) => {
+                        engine.submit(tx).map_err(NodeError::Engine)?;
+                        acted.push(Acted::Submitted { round });
+                    }
+                    Err(why) => acted.push(Acted::Abstained {
+                        round,
+                        reason: format!("the engine refused its payload: {why}"),
+                    }),
+                }
             }
             Polled::Ready(Err(why)) => acted.push(Acted::Abstained {
                 round,

@@ -8,12 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::task::Poll;
 
-/// An engine that hands over queued blocks and records what the node sends.
+/// An engine that hands over queued blocks and records what the node sends; it refuses every transaction
+/// longer than `limit`, when there is one.
 #[derive(Default)]
 struct Queue {
     blocks: std::collections::VecDeque<Block>,
     submitted: Vec<Vec<u8>>,
     commits: Vec<(u64, AppHash)>,
+    limit: Option<usize>,
 }
 
 impl ConsensusLayer for Queue {
@@ -21,6 +23,12 @@ impl ConsensusLayer for Queue {
     fn submit(&mut self, tx: Vec<u8>) -> Result<(), Self::Error> {
         self.submitted.push(tx);
         Ok(())
+    }
+    fn check(&mut self, tx: &[u8]) -> Result<(), String> {
+        match self.limit {
+            Some(limit) if tx.len() > limit => Err(format!("{} bytes, over {limit}", tx.len())),
+            _ => Ok(()),
+        }
     }
     fn next_block(&mut self) -> Result<Option<Block>, Self::Error> {
         Ok(self.blocks.pop_front())
@@ -149,6 +157,24 @@ fn work_for_a_round_that_ended_is_cancelled_and_the_next_round_starts() {
     gate.open.store(true, Ordering::SeqCst);
     let stepped = node.step(&mut engine).unwrap();
     assert_eq!(stepped.acted, [Acted::Submitted { round: 1 }]);
+}
+
+#[test]
+fn a_payload_the_engine_refuses_is_not_submitted_and_is_reported_as_an_abstention() {
+    let mut node: Node<TestApp, Agent> = Node::new(new_app(), agent(0), Arc::new(Agent::default()));
+    let mut engine = Queue {
+        limit: Some(0),
+        ..Queue::default()
+    };
+    let stepped = node.step(&mut engine).unwrap();
+    assert!(engine.submitted.is_empty());
+    let [Acted::Abstained { round: 0, reason }] = stepped.acted.as_slice() else {
+        panic!("{:?}", stepped.acted);
+    };
+    assert!(
+        reason.starts_with("the engine refused its payload: ") && reason.ends_with("bytes, over 0"),
+        "{reason}"
+    );
 }
 
 #[test]

@@ -314,6 +314,9 @@ impl<S: AppSpec> App<S> {
         match rules.role {
             Role::Registration if done => {
                 self.participants = round.senders().into_iter().collect();
+                // The new participants may all have failed as keeper already: no election could then
+                // succeed before the next period.
+                self.wipe_failed_keepers();
             }
             Role::KeeperElection if done => self.keeper = decision.keeper,
             Role::Keeper if decision.outcome == Some(OutcomeKind::Fail) => self.keeper_failed(),
@@ -339,6 +342,11 @@ impl<S: AppSpec> App<S> {
         if let Some(keeper) = self.keeper.clone() {
             self.failed_keepers.insert(keeper);
         }
+        self.wipe_failed_keepers();
+    }
+
+    /// Once every participant has failed as keeper, none could be elected: the slate is wiped.
+    fn wipe_failed_keepers(&mut self) {
         if self
             .participants
             .iter()

@@ -34,6 +34,13 @@ impl<P: Ord + Clone, T: Ord + Clone> CollectSameUntilThreshold<P, T> {
         self.collection.confirmations = Confirmations { required, seen: 0 };
         self
     }
+
+    /// The block confirmations required and counted so far: what a model of the round (`fsmc verify`) keeps
+    /// between blocks.
+    #[doc(hidden)]
+    pub fn confirmations(&self) -> Confirmations {
+        self.collection.confirmations
+    }
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> Round for CollectSameUntilThreshold<P, T> {
@@ -112,6 +119,13 @@ impl<P: Ord + Clone, T: Ord + Clone> CollectDifferentUntilThreshold<P, T> {
         self.collection.confirmations = Confirmations { required, seen: 0 };
         self
     }
+
+    /// The block confirmations required and counted so far: what a model of the round (`fsmc verify`) keeps
+    /// between blocks.
+    #[doc(hidden)]
+    pub fn confirmations(&self) -> Confirmations {
+        self.collection.confirmations
+    }
 }
 
 impl<P: Ord + Clone, T: Ord + Clone> Round for CollectDifferentUntilThreshold<P, T> {
@@ -164,6 +178,13 @@ impl<P: Ord + Clone, T: Ord + Clone> CollectNonEmptyUntilThreshold<P, T> {
     pub fn with_confirmations(mut self, required: u32) -> Self {
         self.collection.confirmations = Confirmations { required, seen: 0 };
         self
+    }
+
+    /// The block confirmations required and counted so far: what a model of the round (`fsmc verify`) keeps
+    /// between blocks.
+    #[doc(hidden)]
+    pub fn confirmations(&self) -> Confirmations {
+        self.collection.confirmations
     }
 }
 

@@ -33,7 +33,37 @@ pub(crate) fn check(spec: &Spec, app: &App) -> (Composed, Vec<Diagnostic>) {
     if !app.incomplete {
         preconditions(spec, app, &mut out);
     }
-    (chain::chain(spec, app), out)
+    let composed = chain::chain(spec, app);
+    // A mapping already reported wrong (from a non-final, into a non-start) drops machines as a consequence.
+    if !app.incomplete && !out.iter().any(Diagnostic::is_error) {
+        entered(spec, app, &composed, &mut out);
+    }
+    (composed, out)
+}
+
+/// Every chained machine keeps a state in the app. Upstream's `chain` keeps only the states some kept
+/// transition leads to, so a mapping past a machine drops all of it without a word: the app then never runs it.
+fn entered(spec: &Spec, app: &App, composed: &Composed, out: &mut Vec<Diagnostic>) {
+    for (id, span) in dedup(&app.chain) {
+        if composed.origin.contains(&id) {
+            continue;
+        }
+        let name = app.name_of(spec, id);
+        let mut d = Diagnostic::new(
+            Code::MachineNeverEntered,
+            format!(
+                "machine `{name}` is chained in app `{}`, but no mapping leads into it",
+                app.name
+            ),
+        )
+        .at(span, "dropped from the app");
+        if let Some(edge) = app.mappings.iter().find(|e| e.to.0 != id && e.from.0 != id) {
+            d = d.with(edge.span, "a mapping that leads past it");
+        }
+        out.push(d.help(format!(
+            "map a final state of the machine before it to a start state of `{name}`, or remove `{name}` from the chain"
+        )));
+    }
 }
 
 /// Whether the composed machine is worth checking as an ordinary machine: only a well-formed chain is,

@@ -19,6 +19,8 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         .state_ids()
         .map(|s| m.outcome_event(s, OutcomeKind::Done))
         .collect();
+    let failed = failures(m);
+    let aliased: Vec<bool> = m.state_ids().map(|s| done_shared(m, s)).collect();
     // elected[s]: a keeper is elected on every path into s; `None` until a path reaches s.
     let mut elected: Vec<Option<bool>> = vec![None; m.states.len()];
     let mut queue: VecDeque<StateId> = m.start_states().collect();
@@ -33,9 +35,14 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
         for &t in outgoing.of(s) {
             let tr = &m.transitions[t as usize];
             let on_done = tr.event.is_some() && tr.event == done[s.index()];
-            let exit = if on_done && st.round().is_some_and(|r| r.reset) {
+            // A keeper round that fails or times out marks its keeper failed for the rest of the period, as
+            // the runtime does: the next keeper round needs a new election. That is checked first, so an event
+            // that is both (`fail = DONE;`) counts as the failure it may be.
+            let exit = if tr.event.is_some_and(|e| failed[s.index()].contains(&e))
+                || on_done && st.round().is_some_and(|r| r.reset)
+            {
                 false
-            } else if on_done && elects(st) {
+            } else if on_done && elects(st) && !aliased[s.index()] {
                 true
             } else {
                 entry
@@ -73,6 +80,46 @@ pub(super) fn check(m: &Machine, g: &Graph, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// For each state, the events on which leaving it leaves the period without a live keeper: a keeper round's
+/// `fail` outcome and its timeout.
+fn failures(m: &Machine) -> Vec<Vec<EventId>> {
+    let mut out: Vec<Vec<EventId>> = vec![Vec::new(); m.states.len()];
+    for t in &m.transitions {
+        if let Some(e) = t.event
+            && m.event(e).timeout.is_some()
+            && is_keeper_round(m.state(t.from))
+        {
+            out[t.from.index()].push(e);
+        }
+    }
+    for s in m.state_ids() {
+        if is_keeper_round(m.state(s))
+            && let Some(e) = m.outcome_event(s, OutcomeKind::Fail)
+        {
+            out[s.index()].push(e);
+        }
+    }
+    out
+}
+
+/// Whether another outcome of the round, or its timeout, emits the event its `done` emits: a transition on it
+/// then may not be a real `DONE`, and the runtime elects (and resets) on a real `DONE` only.
+fn done_shared(m: &Machine, s: StateId) -> bool {
+    let Some(d) = m.outcome_event(s, OutcomeKind::Done) else {
+        return false;
+    };
+    m.state(s)
+        .round_kind()
+        .outcomes()
+        .iter()
+        .any(|(o, _)| *o != OutcomeKind::Done && m.outcome_event(s, *o) == Some(d))
+        || m.event(d).timeout.is_some()
+}
+
+fn is_keeper_round(s: &State) -> bool {
+    s.round().and_then(|r| r.kind) == Some(RoundKind::OnlyKeeperSends)
 }
 
 /// Whether the state is a round with `elects_keeper;`.

@@ -114,11 +114,18 @@ impl<'m> Rounds<'m> {
         let Some(round) = st.round() else {
             return Exit::default();
         };
-        let done = || {
-            m.outcome_event_in(s, OutcomeKind::Done, &self.conventional)
-                .map_or(On::Never, On::Only)
-        };
         let kind = st.round_kind();
+        let done_event = m.outcome_event_in(s, OutcomeKind::Done, &self.conventional);
+        // The runtime writes on a real `DONE` outcome only: when another outcome of the kind (`fail = DONE;`) or
+        // the round's timeout emits the same event, a transition on it may write nothing.
+        let aliased = done_event.is_some_and(|d| {
+            self.timeouts[s.index()] == Some(d)
+                || kind.outcomes().iter().any(|(o, _)| {
+                    *o != OutcomeKind::Done
+                        && m.outcome_event_in(s, *o, &self.conventional) == Some(d)
+                })
+        });
+        let done = || done_event.filter(|_| !aliased).map_or(On::Never, On::Only);
         let writes = if m.profile != Profile::Abci || kind == RoundKind::Degenerate {
             On::Every
         } else if kind == RoundKind::Custom {
@@ -130,7 +137,9 @@ impl<'m> Rounds<'m> {
             writes,
             resets: round.reset.then(|| {
                 if m.profile == Profile::Abci {
-                    done()
+                    // A transition that may start a new period counts as starting one: only the keys that
+                    // survive both ways are sure to be there.
+                    done_event.map_or(On::Never, On::Only)
                 } else {
                     On::Every
                 }

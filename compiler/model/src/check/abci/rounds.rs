@@ -37,6 +37,34 @@ pub(super) fn check(m: &Machine, outgoing: &Outgoing, out: &mut Vec<Diagnostic>)
             timeouts(m, st, out_edges, partial, out);
         }
     }
+    if m.origin != Origin::Composed {
+        short_timeouts(m, out);
+    }
+}
+
+/// The shortest block interval a timeout may sensibly count on: the engine's default least time per height is
+/// half a second and Open Autonomy's chains make about one block a second.
+const SHORTEST_BLOCK_MS: u128 = 1000;
+
+/// A timeout shorter than a block interval fires at the start of the block after the round opens, before that
+/// block's payloads are counted: the round can never decide. Reported once per event.
+fn short_timeouts(m: &Machine, out: &mut Vec<Diagnostic>) {
+    for e in &m.events {
+        let Some(t) = e.timeout else { continue };
+        if t.duration.as_millis() < SHORTEST_BLOCK_MS {
+            out.push(
+                Diagnostic::new(
+                    Code::ShortTimeout,
+                    format!(
+                        "timeout `{}` of {:?} is shorter than a block interval",
+                        e.name, t.duration
+                    ),
+                )
+                .at(t.span, "fires before the round's payloads can arrive")
+                .help("a round's timeout counts from the block that opened it and is checked when the next block begins: give it at least a few seconds"),
+            );
+        }
+    }
 }
 
 /// Final rounds are degenerate, and degenerate rounds final.

@@ -6,7 +6,7 @@
 mod app;
 mod custom;
 mod fingerprint;
-mod round;
+pub(super) mod round;
 
 use super::lists::{Kind, Lists};
 use super::tokens::{machine_matches, variant};

@@ -10,7 +10,7 @@ use quote::quote;
 use std::rc::Rc;
 
 /// How one round is generated for the replicated app.
-pub(super) struct AppRound {
+pub(in crate::codegen) struct AppRound {
     /// The round's state.
     pub sid: StateId,
     pub state: Ident,
@@ -100,7 +100,11 @@ impl<'a> Rounds<'a> {
 
 /// How state `sid` is generated as a round of the app; `None` when the runtime does not run its kind.
 /// `none_handled`: the state has a transition for its `none` outcome, so a `None` payload means something.
-pub(super) fn app_round(m: &Machine, sid: StateId, none_handled: bool) -> Option<AppRound> {
+pub(in crate::codegen) fn app_round(
+    m: &Machine,
+    sid: StateId,
+    none_handled: bool,
+) -> Option<AppRound> {
     let s = m.state(sid);
     let kind = s.round_kind();
     let elects = s.round().is_some_and(|r| r.elects_keeper.is_some());

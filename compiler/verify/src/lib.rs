@@ -1,0 +1,166 @@
+//! `fsmc verify`: a checked Open Autonomy app explored against every block schedule an adversarial
+//! environment can choose, with at most `F` faulty agents.
+//!
+//! A replica is a deterministic function of its blocks, so one replica checked against every block schedule
+//! covers every replica under every network. The environment chooses, block by block, which pending payloads
+//! go in (and in which order, where a round compares them as they come), whether the round's timeout passes,
+//! what faulty agents send (anything, or nothing), what honest agents send (payloads abstracted by what the
+//! round kind can tell apart), and what a custom round decides. Rounds are decided by the runtime's own round
+//! kinds ([`round`]); the app's bookkeeping around them (participants, keepers, periods, keys) follows the
+//! runtime's replica.
+//!
+//! - [`model`]: what each state is, read once from the checked machine.
+//! - [`round`]: a round in progress by payload class, decided by the runtime's round kinds.
+//! - [`explore`]: the abstract states, the environment's blocks, the search.
+//! - [`liveness`]: fair cycles that never end a period, and the worst-case period length.
+//! - [`report`]: violations as diagnostics labelling the spec along the counterexample.
+//!
+//! Pure: a checked spec in, findings out.
+
+mod emit;
+mod explore;
+mod liveness;
+mod model;
+mod report;
+mod round;
+
+pub use emit::emit_test;
+pub use explore::Config;
+pub use liveness::Bound;
+
+use fsmc_base::diag::Diagnostic;
+use fsmc_model::spec::{Checked, Item, Machine};
+use fsmc_vocab::Profile;
+
+/// What verifying one app found.
+#[derive(Debug)]
+pub struct Report {
+    /// The app's or machine's name.
+    pub name: String,
+    /// Distinct abstract states explored.
+    pub states: usize,
+    /// Blocks (steps between states) explored.
+    pub steps: usize,
+    /// The search stopped at `max_states` before exploring everything: the findings cover only what was seen.
+    pub truncated: bool,
+    /// The worst-case period length; `None` when a cycle inside a period makes it unbounded.
+    pub bound: Option<Bound>,
+    /// Whether the app has a period to end at all (a reset round or a final state): without one, liveness is
+    /// not checked.
+    pub periodic: bool,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The blocks of the first violation found, for `--emit-test`.
+    pub counterexample: Option<Counterexample>,
+}
+
+/// The blocks that lead to a violation, as `--emit-test` replays them on the generated app.
+#[derive(Clone, Debug)]
+pub struct Counterexample {
+    /// The property violated.
+    pub code: fsmc_base::diag::Code,
+    pub blocks: Vec<CexBlock>,
+    /// For a loop that never ends its period: where the loop begins in `blocks` (it runs to the end).
+    pub loop_from: Option<usize>,
+    /// The key found missing (E1104).
+    pub key: Option<String>,
+}
+
+/// One block of a counterexample.
+#[derive(Clone, Debug)]
+pub struct CexBlock {
+    /// The state the app is in when the block arrives.
+    pub state: String,
+    /// The round's timeout fires at the start of the block, after this long.
+    pub timeout: Option<std::time::Duration>,
+    /// The payloads, in order: (honest, class: 0 the agreed value, 1 another, 2 empty, how many).
+    pub sends: Vec<(bool, u8, u8)>,
+}
+
+/// Verifies every app of the entry file and every `abci` machine it defines.
+pub fn verify(checked: &Checked, config: &Config) -> Vec<Report> {
+    verify_with_progress(checked, config, &mut |_, _| {})
+}
+
+/// [`verify`], telling `progress` the app being explored and how many states it has found, now and then on a
+/// long run.
+pub fn verify_with_progress(
+    checked: &Checked,
+    config: &Config,
+    progress: &mut dyn FnMut(&str, usize),
+) -> Vec<Report> {
+    let spec = checked.spec();
+    let mut out = Vec::new();
+    for item in &spec.entry_items {
+        let machine: &Machine = match *item {
+            Item::Machine(id) if spec.machine(id).profile == Profile::Abci => spec.machine(id),
+            Item::App(i) => match checked.composed().get(i) {
+                Some(c) if c.machine.profile == Profile::Abci => &c.machine,
+                _ => continue,
+            },
+            Item::Machine(_) => continue,
+        };
+        if let Some(r) = explore_machine(machine, config, progress) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Verifies one machine (an `abci` machine or an app's composed machine).
+pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
+    explore_machine(machine, config, &mut |_, _| {})
+}
+
+fn explore_machine(
+    machine: &Machine,
+    config: &Config,
+    progress: &mut dyn FnMut(&str, usize),
+) -> Option<Report> {
+    let model = model::Model::new(machine)?;
+    let ex = explore::explore(&model, config, &mut |n| progress(&machine.name.text, n));
+    let mut diagnostics = Vec::new();
+    // One report per property and state of the spec: the first (shortest) counterexample found.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut counterexample = None;
+    for (at, v) in &ex.violations {
+        let state = ex.states[*at as usize].state;
+        if seen.insert((state, format!("{v:?}"))) {
+            diagnostics.push(report::violation(&model, &ex, *at, v));
+            if counterexample.is_none() {
+                counterexample = Some(report::counterexample(&model, &ex, *at, v));
+            }
+        }
+    }
+    let periodic = model.has_goal();
+    // A fair cycle of states no block leaves is the stuck state already reported.
+    let stuck: std::collections::BTreeSet<u32> = ex
+        .violations
+        .iter()
+        .filter(|(_, v)| *v == explore::Violation::Stuck)
+        .map(|(at, _)| *at)
+        .collect();
+    if periodic
+        && !ex.truncated
+        && let Some(scc) = liveness::fair_cycle(&ex)
+        && !scc.iter().all(|s| stuck.contains(s))
+    {
+        diagnostics.push(report::livelock(&model, &ex, &scc));
+        counterexample = counterexample.or_else(|| Some(report::lasso(&model, &ex, &scc)));
+    }
+    // A search cut short has states it never expanded: no bound can be read from it.
+    let bound = if periodic && !ex.truncated {
+        liveness::period_bound(&ex)
+    } else {
+        None
+    };
+    Some(Report {
+        name: machine.name.to_string(),
+        states: ex.states.len(),
+        steps: ex.steps.iter().map(Vec::len).sum(),
+        truncated: ex.truncated,
+        bound,
+        periodic,
+        diagnostics,
+        counterexample,
+    })
+}

@@ -1,0 +1,43 @@
+//! Broken variants of shipped and corpus apps that pass `fsmc check` but hang, livelock or break an invariant,
+//! and correct apps that look suspicious: verify flags every broken one and none of the controls.
+
+use super::common::{FOUR_ONE, codes, specs_in};
+use fsmc_testkit::workspace;
+
+#[test]
+fn every_broken_app_is_flagged() {
+    let broken = specs_in(&workspace().join("specs/verify/broken"));
+    assert!(broken.len() >= 20, "{} broken apps", broken.len());
+    for f in broken {
+        let text = std::fs::read_to_string(&f).expect("readable");
+        assert!(
+            text.starts_with("// "),
+            "{}: say what is wrong",
+            f.display()
+        );
+        let found = codes(&f, &FOUR_ONE);
+        assert!(!found.is_empty(), "{}: not flagged", f.display());
+        assert!(found.iter().all(|c| c.starts_with("E11")), "{found:?}");
+    }
+}
+
+#[test]
+fn no_control_is_flagged() {
+    let controls = specs_in(&workspace().join("specs/verify/controls"));
+    assert!(controls.len() >= 8, "{} controls", controls.len());
+    for f in controls {
+        let found = codes(&f, &FOUR_ONE);
+        assert!(found.is_empty(), "{}: false alarm {found:?}", f.display());
+    }
+}
+
+#[test]
+fn without_faults_an_all_agree_round_is_fine() {
+    // The same broken app with no faulty agent: every agent sends, so the round decides.
+    let f = workspace().join("specs/verify/broken/same_all_no_timeout.fsm");
+    let none = fsmc_verify::Config {
+        faults: 0,
+        ..FOUR_ONE
+    };
+    assert!(codes(&f, &none).is_empty());
+}
