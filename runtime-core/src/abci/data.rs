@@ -101,6 +101,25 @@ impl<D: Clone> Periods<D> {
     }
 }
 
+// A replica's snapshot holds every kept period: the current one, the history before it, and the period number.
+impl<D: borsh::BorshSerialize> borsh::BorshSerialize for Periods<D> {
+    fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+        self.current.serialize(writer)?;
+        self.past.serialize(writer)?;
+        self.period.serialize(writer)
+    }
+}
+
+impl<D: borsh::BorshDeserialize> borsh::BorshDeserialize for Periods<D> {
+    fn deserialize_reader<R: borsh::io::Read>(reader: &mut R) -> borsh::io::Result<Self> {
+        Ok(Periods {
+            current: D::deserialize_reader(reader)?,
+            past: Vec::deserialize_reader(reader)?,
+            period: u64::deserialize_reader(reader)?,
+        })
+    }
+}
+
 /// Required keys that were not present, sorted and without repeats.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MissingKeys {
