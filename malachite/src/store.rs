@@ -16,11 +16,17 @@
 //! committed without a sync (it becomes durable with the next synced commit); lost with the machine, value
 //! sync fetches the block again.
 //!
+//! Snapshots: every so many heights the node stores its replica's whole state (`snapshots`: height to
+//! [`StoredSnapshot`]) and, when configured to, prunes the blocks more than so many heights below it (`meta`
+//! holds `pruned_below`, the first height still stored). At start the node restores the latest snapshot and
+//! replays only the blocks after it; only those are read and checked then (any other block is checked when it
+//! is read). The two latest snapshots are kept.
+//!
 //! The database file is locked while open: a second process (`inspect` on a running node) is refused with
 //! [`StoreError::Locked`], which says to stop the node or ask its status endpoint.
 
 use borsh::{BorshDeserialize, BorshSerialize};
-use redb::{Database, Durability, ReadableTable, ReadableTableMetadata, TableDefinition};
+use redb::{Database, Durability, ReadableTable, TableDefinition};
 use sha2::{Digest, Sha256};
 use std::fmt::{self, Display, Formatter};
 use std::path::{Path, PathBuf};
@@ -33,6 +39,24 @@ use crate::types::{Address, BlockValue, FsmcContext, Height, SignedBlock};
 pub const STORE_FILE: &str = "store.redb";
 const BLOCKS: TableDefinition<u64, &[u8]> = TableDefinition::new("blocks");
 const PROPOSALS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("proposals");
+const SNAPSHOTS: TableDefinition<u64, &[u8]> = TableDefinition::new("snapshots");
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// The `meta` entry holding the first height still stored.
+const PRUNED_BELOW: &str = "pruned_below";
+/// How many snapshots are kept: the latest, and one before it in case the latest cannot be restored.
+const SNAPSHOTS_KEPT: usize = 2;
+
+/// A replica's state as stored at a height: the app's own encoding (`App::snapshot`) and the app hash the
+/// restored state must have.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct StoredSnapshot {
+    /// The height of the last block applied.
+    pub height: u64,
+    /// The app hash after it.
+    pub app_hash: [u8; 32],
+    /// The state.
+    pub state: Vec<u8>,
+}
 
 /// One height as stored.
 #[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
@@ -156,7 +180,9 @@ pub struct BlockStore {
 pub struct Opened {
     /// The store.
     pub store: BlockStore,
-    /// Every stored block, in height order, to replay.
+    /// The latest snapshot, to restore before replaying.
+    pub snapshot: Option<StoredSnapshot>,
+    /// Every stored block after the snapshot (after genesis without one), in height order, to replay.
     pub blocks: Vec<StoredBlock>,
     /// Anything recovered from.
     pub warnings: Vec<String>,
@@ -173,19 +199,37 @@ impl BlockStore {
         // Both tables exist from the first open on, so a reader never meets a missing table.
         txn.open_table(BLOCKS).map_err(|e| db_error(&path, e))?;
         txn.open_table(PROPOSALS).map_err(|e| db_error(&path, e))?;
+        txn.open_table(SNAPSHOTS).map_err(|e| db_error(&path, e))?;
+        txn.open_table(META).map_err(|e| db_error(&path, e))?;
         txn.commit().map_err(|e| db_error(&path, e))?;
-        let blocks = read_blocks(&db, &path)?;
-        let last = blocks.last().cloned();
-        let stored = last.as_ref().map_or(0, |b| b.height);
-        let (own, next_seq) = read_proposals(&db, &path, stored)?;
-        Ok(Opened {
-            store: BlockStore {
-                db,
+        let snapshot = latest_snapshot(&db, &path)?;
+        let first = pruned_below(&db, &path)?;
+        let after = snapshot.as_ref().map_or(0, |s| s.height);
+        if first > after.saturating_add(1) {
+            return Err(StoreError::Corrupt {
                 path,
-                own,
-                next_seq,
-                last,
-            },
+                at: "the snapshots".into(),
+                reason: format!(
+                    "the blocks below height {first} are pruned, but the latest snapshot is at {after}"
+                ),
+            });
+        }
+        let blocks = read_blocks(&db, &path, after.saturating_add(1).max(first))?;
+        let mut store = BlockStore {
+            db,
+            path,
+            own: Vec::new(),
+            next_seq: 0,
+            last: None,
+        };
+        store.last = match blocks.last() {
+            Some(last) => Some(last.clone()),
+            None => store.get(after)?,
+        };
+        (store.own, store.next_seq) = read_proposals(&store.db, &store.path, store.height())?;
+        Ok(Opened {
+            store,
+            snapshot,
             blocks,
             warnings: Vec::new(),
         })
@@ -199,7 +243,8 @@ impl BlockStore {
             return Ok(Vec::new());
         }
         let db = Database::open(&path).map_err(|e| db_error(&path, e))?;
-        read_blocks(&db, &path)
+        let first = pruned_below(&db, &path)?;
+        read_blocks(&db, &path, first)
     }
 
     /// The height of the last stored block (0 if none).
@@ -230,6 +275,29 @@ impl BlockStore {
         let height = block.height;
         self.last = Some(block);
         self.own.retain(|p| p.height.0 > height);
+        Ok(())
+    }
+
+    /// Stores the next heights, in order, in one transaction synced to disk: a history imported at once (a
+    /// benchmark's, or a node's brought from elsewhere) rather than decided height by height.
+    pub fn import(&mut self, blocks: Vec<StoredBlock>) -> Result<(), StoreError> {
+        let path = &self.path;
+        let mut next = self.height().saturating_add(1);
+        let txn = self.db.begin_write().map_err(|e| db_error(path, e))?;
+        {
+            let mut table = txn.open_table(BLOCKS).map_err(|e| db_error(path, e))?;
+            for block in &blocks {
+                check_block(next, block).map_err(|reason| StoreError::Io(path.clone(), reason))?;
+                table
+                    .insert(block.height, seal(block).as_slice())
+                    .map_err(|e| db_error(path, e))?;
+                next = next.saturating_add(1);
+            }
+        }
+        txn.commit().map_err(|e| db_error(path, e))?;
+        if let Some(last) = blocks.into_iter().last() {
+            self.last = Some(last);
+        }
         Ok(())
     }
 
@@ -294,17 +362,17 @@ impl BlockStore {
     }
 }
 
-/// Every stored block, checked, in height order from the first.
-fn read_blocks(db: &Database, path: &Path) -> Result<Vec<StoredBlock>, StoreError> {
+/// Every stored block from height `first` on, checked, in height order.
+fn read_blocks(db: &Database, path: &Path, first: u64) -> Result<Vec<StoredBlock>, StoreError> {
     let txn = db.begin_read().map_err(|e| db_error(path, e))?;
     let table = match txn.open_table(BLOCKS) {
         Ok(table) => table,
         Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
         Err(e) => return Err(db_error(path, e)),
     };
-    let mut blocks = Vec::with_capacity(usize::try_from(table.len().unwrap_or(0)).unwrap_or(0));
-    let mut expected = 1;
-    for entry in table.iter().map_err(|e| db_error(path, e))? {
+    let mut blocks = Vec::new();
+    let mut expected = first;
+    for entry in table.range(first..).map_err(|e| db_error(path, e))? {
         let (key, bytes) = entry.map_err(|e| db_error(path, e))?;
         let height = key.value();
         let corrupt = |reason: String| StoreError::Corrupt {
@@ -349,4 +417,95 @@ fn read_proposals(
         }
     }
     Ok((own, next_seq))
+}
+
+/// The first height still stored (1 when nothing was pruned).
+fn pruned_below(db: &Database, path: &Path) -> Result<u64, StoreError> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let table = match txn.open_table(META) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(1),
+        Err(e) => return Err(db_error(path, e)),
+    };
+    let first = table.get(PRUNED_BELOW).map_err(|e| db_error(path, e))?;
+    Ok(first.map_or(1, |v| v.value()).max(1))
+}
+
+/// The latest stored snapshot, checked.
+fn latest_snapshot(db: &Database, path: &Path) -> Result<Option<StoredSnapshot>, StoreError> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let table = txn.open_table(SNAPSHOTS).map_err(|e| db_error(path, e))?;
+    let Some((key, bytes)) = table.last().map_err(|e| db_error(path, e))? else {
+        return Ok(None);
+    };
+    let height = key.value();
+    let snapshot: StoredSnapshot = unseal(bytes.value())
+        .and_then(|s: StoredSnapshot| {
+            (s.height == height)
+                .then_some(s)
+                .ok_or_else(|| "it holds another height".to_string())
+        })
+        .map_err(|reason| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            at: format!("the snapshot at height {height}"),
+            reason,
+        })?;
+    Ok(Some(snapshot))
+}
+
+impl BlockStore {
+    /// Stores `snapshot` (synced), forgets all but the latest snapshots, and with `retain_blocks` prunes the
+    /// blocks more than that many heights below the snapshot, in one transaction. The snapshot's block must be
+    /// stored already: a node starting from the snapshot goes on from the blocks after it.
+    pub fn save_snapshot(
+        &mut self,
+        snapshot: &StoredSnapshot,
+        retain_blocks: Option<u64>,
+    ) -> Result<(), StoreError> {
+        if snapshot.height > self.height() {
+            return Err(StoreError::Io(
+                self.path.clone(),
+                format!(
+                    "a snapshot at height {} is above the stored height {}",
+                    snapshot.height,
+                    self.height()
+                ),
+            ));
+        }
+        let path = &self.path;
+        let e = |e: redb::Error| db_error(path, e);
+        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|x| e(x.into()))?;
+            snapshots
+                .insert(snapshot.height, seal(snapshot).as_slice())
+                .map_err(|x| e(x.into()))?;
+            let heights: Vec<u64> = snapshots
+                .iter()
+                .map_err(|x| e(x.into()))?
+                .map(|entry| entry.map(|(k, _)| k.value()))
+                .collect::<Result<_, _>>()
+                .map_err(|x| e(x.into()))?;
+            let stale = heights.len().saturating_sub(SNAPSHOTS_KEPT);
+            for height in heights.iter().take(stale) {
+                snapshots.remove(*height).map_err(|x| e(x.into()))?;
+            }
+            if let Some(retain) = retain_blocks {
+                let below = snapshot.height.saturating_sub(retain).max(1);
+                let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+                let first = meta
+                    .get(PRUNED_BELOW)
+                    .map_err(|x| e(x.into()))?
+                    .map_or(1, |v| v.value());
+                if below > first {
+                    let mut blocks = txn.open_table(BLOCKS).map_err(|x| e(x.into()))?;
+                    blocks
+                        .retain_in(..below, |_, _| false)
+                        .map_err(|x| e(x.into()))?;
+                    meta.insert(PRUNED_BELOW, below).map_err(|x| e(x.into()))?;
+                }
+            }
+        }
+        txn.commit().map_err(|x| e(x.into()))
+    }
 }

@@ -15,7 +15,7 @@ use malachitebft_sync::{RawDecidedValue, Response, ValueResponse};
 use crate::codec::BorshCodec;
 use crate::config::{Genesis, Home, NodeSettings, TestnetOptions, write_testnet};
 use crate::signing::{Ed25519Provider, PrivateKey};
-use crate::store::{BlockStore, StoreError, StoredBlock};
+use crate::store::{BlockStore, StoreError, StoredBlock, StoredSnapshot};
 use crate::types::{
     BlockValue, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx, Validator, ValidatorSet,
 };
@@ -437,6 +437,67 @@ fn proposals_are_dropped_with_the_height_they_were_for_and_later_ones_kept() {
     assert_eq!(opened.store.proposals_at(Height(301)).count(), 1);
     assert_eq!(opened.store.proposals_at(Height(300)).count(), 0);
     assert_eq!(opened.blocks.len(), 300);
+}
+
+fn snapshot(height: u64) -> StoredSnapshot {
+    StoredSnapshot {
+        height,
+        app_hash: [(height as u8).wrapping_add(100); 32],
+        state: vec![height as u8; 40],
+    }
+}
+
+#[test]
+fn the_latest_snapshot_comes_with_the_blocks_after_it_and_old_blocks_are_pruned() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(20);
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=250 {
+            store.append(stored(h, &k)).expect("append");
+        }
+        store.save_snapshot(&snapshot(100), None).expect("save");
+        store.save_snapshot(&snapshot(200), Some(50)).expect("save");
+        let err = store
+            .save_snapshot(&snapshot(300), None)
+            .expect_err("above");
+        assert!(
+            err.to_string().contains("above the stored height 250"),
+            "{err}"
+        );
+        assert_eq!(store.get(149).expect("get"), None, "pruned");
+        assert_eq!(store.get(150).expect("get"), Some(stored(150, &k)));
+    }
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert_eq!(opened.snapshot, Some(snapshot(200)));
+    let heights: Vec<u64> = opened.blocks.iter().map(|b| b.height).collect();
+    assert_eq!(heights, (201..=250).collect::<Vec<_>>());
+    assert_eq!(opened.store.height(), 250);
+    drop(opened);
+    let all = BlockStore::read(dir.path()).expect("read");
+    assert_eq!(all.first().map(|b| b.height), Some(150));
+    assert_eq!(all.len(), 101);
+
+    // A snapshot with nothing after it still gives the store its height; a damaged one is refused.
+    let dir = tempfile::tempdir().expect("dir");
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=3 {
+            store.append(stored(h, &k)).expect("append");
+        }
+        store.save_snapshot(&snapshot(3), Some(1)).expect("save");
+    }
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert!(opened.blocks.is_empty());
+    assert_eq!(opened.store.height(), 3);
+    drop(opened);
+    damage(dir.path(), &[3; 40]);
+    let err = BlockStore::open(dir.path()).err().expect("refused");
+    assert!(
+        err.to_string()
+            .contains("is corrupt at the snapshot at height 3: checksum mismatch"),
+        "{err}"
+    );
 }
 
 #[test]

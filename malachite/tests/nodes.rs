@@ -83,10 +83,16 @@ impl chain::toy_abci_app::Behaviour for Bloated {
 mod endpoints;
 #[path = "nodes/hosts.rs"]
 mod hosts;
+#[path = "nodes/snapshots.rs"]
+mod snapshots;
 
 type Test = (&'static str, fn());
 
-const TESTS: [Test; 8] = [
+const TESTS: [Test; 9] = [
+    (
+        "a_node_restarts_from_its_snapshot_and_a_wiped_node_catches_up",
+        snapshots::a_node_restarts_from_its_snapshot_and_a_wiped_node_catches_up,
+    ),
     (
         "a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on",
         a_node_built_from_another_spec_is_refused_at_start_and_the_others_go_on,

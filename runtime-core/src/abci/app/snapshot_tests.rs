@@ -66,3 +66,14 @@ fn a_damaged_foreign_or_mismatched_snapshot_is_refused() {
     );
     assert!(why(other).contains("another genesis"));
 }
+
+#[test]
+fn the_periods_of_a_machine_without_keys_round_trip() {
+    let mut periods = crate::abci::data::Periods::new(());
+    periods.start_new_period(|_| ());
+    periods.start_new_period(|_| ());
+    let bytes = borsh::to_vec(&periods).expect("encodes");
+    let back: crate::abci::data::Periods<()> = borsh::from_slice(&bytes).expect("decodes");
+    assert_eq!(back, periods);
+    assert_eq!(back.retained(), 3);
+}
