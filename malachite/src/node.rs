@@ -9,7 +9,7 @@ use std::task::{Wake, Waker};
 use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc::UnboundedSender;
-use tracing::{info, warn};
+use tracing::info;
 
 use fsmc_runtime::app::{
     Acted, AgentId, App, AppError, AppHash, AppRound, AppSpec, Block, BlockReport, ConsensusLayer,
@@ -324,9 +324,6 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     let probe = Probe::new(&home.settings.moniker, &home.genesis.chain_id);
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
-    for warning in &opened.warnings {
-        warn!("{warning}");
-    }
     let mut node = new_node::<S, B>(home, agent, logic, opened.snapshot.as_ref())?;
     let tip = replay(&mut node, &opened.blocks)?;
     if tip.height > 0 {

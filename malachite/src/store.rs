@@ -184,8 +184,6 @@ pub struct Opened {
     pub snapshot: Option<StoredSnapshot>,
     /// Every stored block after the snapshot (after genesis without one), in height order, to replay.
     pub blocks: Vec<StoredBlock>,
-    /// Anything recovered from.
-    pub warnings: Vec<String>,
 }
 
 impl BlockStore {
@@ -231,7 +229,6 @@ impl BlockStore {
             store,
             snapshot,
             blocks,
-            warnings: Vec::new(),
         })
     }
 
