@@ -249,6 +249,14 @@ pub struct NodeSettings {
     /// that has long ended would only be rejected by the app).
     #[serde(default = "default_tx_ttl_heights")]
     pub tx_ttl_heights: u64,
+    /// Every how many heights the node stores its replica's state, to start from the latest one instead of
+    /// replaying every block (0: never).
+    #[serde(default = "default_snapshot_interval")]
+    pub snapshot_interval: u64,
+    /// How many blocks below its latest snapshot the node keeps; older ones are pruned. Absent: every block is
+    /// kept (a node that prunes cannot serve the pruned blocks to a peer catching up from far behind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retain_blocks: Option<u64>,
     /// Where the Prometheus endpoint (`/metrics`) listens: `PORT` (on 127.0.0.1) or `IP:PORT`; none when
     /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -270,6 +278,10 @@ fn default_tx_ttl_heights() -> u64 {
     NodeSettings::DEFAULT_TX_TTL_HEIGHTS
 }
 
+fn default_snapshot_interval() -> u64 {
+    NodeSettings::DEFAULT_SNAPSHOT_INTERVAL
+}
+
 impl NodeSettings {
     /// The longest the next proposer waits by default for a new round's payloads at block interval 0: time
     /// enough for a payload to cross the loopback interface and the engine on a busy machine (on an idle one,
@@ -280,6 +292,8 @@ impl NodeSettings {
     pub const DEFAULT_MEMPOOL_PER_SENDER: usize = 1_000;
     /// A hundred heights: many rounds at block interval 0, a minute at half-second blocks.
     pub const DEFAULT_TX_TTL_HEIGHTS: u64 = 100;
+    /// A snapshot every hundred heights: a restart replays at most a hundred blocks.
+    pub const DEFAULT_SNAPSHOT_INTERVAL: u64 = 100;
 
     /// Settings for node `index` listening on `port`, with the given peers and pace.
     pub fn local(index: usize, port: u16, peers: Vec<String>, block_interval_ms: u64) -> Self {
@@ -298,6 +312,8 @@ impl NodeSettings {
             tx_wait_ms: default_tx_wait_ms(),
             mempool_per_sender: default_mempool_per_sender(),
             tx_ttl_heights: default_tx_ttl_heights(),
+            snapshot_interval: default_snapshot_interval(),
+            retain_blocks: None,
             metrics_addr: None,
             status_addr: None,
         }

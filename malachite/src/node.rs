@@ -9,7 +9,7 @@ use std::task::{Wake, Waker};
 use std::time::Duration;
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc::UnboundedSender;
-use tracing::{info, warn};
+use tracing::info;
 
 use fsmc_runtime::app::{
     Acted, AgentId, App, AppError, AppHash, AppRound, AppSpec, Block, BlockReport, ConsensusLayer,
@@ -28,7 +28,7 @@ use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
 use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
 use crate::observe::{self, Probe};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
-use crate::store::{BlockStore, Opened, StoreError, StoredBlock};
+use crate::store::{BlockStore, Opened, StoreError, StoredBlock, StoredSnapshot};
 use crate::types::{Address, BlockValue, FsmcContext, SignedTx, ValidatorSet};
 
 /// How long the node waits for a block or a wake before stepping anyway (a behaviour that forgot to wake).
@@ -109,6 +109,9 @@ pub struct EngineLayer {
     checked: Option<SignedTx>,
     /// The metrics and status the replica's side reports.
     probe: Probe,
+    /// Every how many heights the replica's state is snapshotted (0: never), and the next height to.
+    snapshot_interval: u64,
+    next_snapshot: u64,
 }
 
 /// What a node needs to sign its own transactions and check them exactly as its peers check them.
@@ -132,6 +135,23 @@ impl EngineLayer {
         }
     }
 
+    /// Hands the engine side the replica's state once it reached the next snapshot height; the engine side
+    /// stores it once the block of that height is stored.
+    fn snapshot<S: AppSpec>(&mut self, app: &App<S>) -> Result<(), RunError> {
+        if self.snapshot_interval == 0 || app.height() < self.next_snapshot {
+            return Ok(());
+        }
+        let snapshot = StoredSnapshot {
+            height: app.height(),
+            app_hash: app.app_hash().0,
+            state: app.snapshot().map_err(RunError::App)?,
+        };
+        self.next_snapshot = next_snapshot(app.height(), self.snapshot_interval);
+        self.to_host
+            .send(FromApp::Snapshot(snapshot))
+            .map_err(|_| RunError::Halted("the consensus engine stopped".into()))
+    }
+
     /// Tells the engine side which payloads the replica awaits now (after the payloads it submitted), so the
     /// next proposer knows whether to wait for them.
     fn awaiting<S: AppSpec>(&mut self, app: &App<S>) -> Result<(), Halted> {
@@ -152,6 +172,13 @@ impl EngineLayer {
             .send(FromApp::Awaiting(awaited))
             .map_err(|_| Halted("the consensus engine stopped".into()))
     }
+}
+
+/// The first snapshot height above `height`.
+fn next_snapshot(height: u64, interval: u64) -> u64 {
+    (height / interval.max(1))
+        .saturating_add(1)
+        .saturating_mul(interval.max(1))
 }
 
 /// Wakes the node's loop: a behaviour's work that can go on asks for a step.
@@ -297,11 +324,8 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     let probe = Probe::new(&home.settings.moniker, &home.genesis.chain_id);
     let validators = home.genesis.validator_set()?;
     let opened = BlockStore::open(&home.data_dir())?;
-    for warning in &opened.warnings {
-        warn!("{warning}");
-    }
-    let mut node = new_node::<S, B>(home, agent, logic)?;
-    let tip = replay(&mut node, home.genesis.genesis_time_ms, &opened.blocks)?;
+    let mut node = new_node::<S, B>(home, agent, logic, opened.snapshot.as_ref())?;
+    let tip = replay(&mut node, &opened.blocks)?;
     if tip.height > 0 {
         info!(height = tip.height, "replayed the block store");
         observer.replayed(tip.height, AppHash(tip.app_hash));
@@ -340,6 +364,8 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         signer,
         checked: None,
         probe,
+        snapshot_interval: home.settings.snapshot_interval,
+        next_snapshot: next_snapshot(tip.height, home.settings.snapshot_interval),
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {
@@ -351,30 +377,39 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     Err(error)
 }
 
-/// The node's replica before any block, for the agent `home`'s key names: the genesis validators are the
-/// app's agents.
+/// The node's replica, for the agent `home`'s key names (the genesis validators are the app's agents): before
+/// any block, or restored from `snapshot`, whose state must hash to the app hash stored with it.
 fn new_node<S: Drive<B>, B: Send + Sync + 'static>(
     home: &Home,
     agent: Arc<B>,
     logic: Arc<S::Logic>,
+    snapshot: Option<&StoredSnapshot>,
 ) -> Result<Node<S, B>, RunError> {
     let mut genesis = Genesis::new(home.agents()?, home.genesis.genesis_time_ms);
     genesis.history_depth = home.genesis.history_depth;
-    let app = App::<S>::with_rounds(genesis, logic).map_err(RunError::App)?;
+    let app = match snapshot {
+        Some(s) => {
+            let app = App::<S>::restore(genesis, logic, &s.state, AppHash(s.app_hash))
+                .map_err(RunError::App)?;
+            info!("restored the snapshot at height {}", s.height);
+            app
+        }
+        None => App::<S>::with_rounds(genesis, logic).map_err(RunError::App)?,
+    };
     let me = home.key.public_key().address();
     Ok(Node::new(app, me.to_string(), agent))
 }
 
-/// Recovery: the replica comes back to the state it had, block by block, each checked against the hash
-/// stored with it, before the engine is asked for anything. Returns the last block replayed.
+/// Recovery: the replica (at genesis, or restored from a snapshot) comes back to the state it had, block by
+/// block, each checked against the hash stored with it, before the engine is asked for anything. Returns the
+/// last block replayed (the replica's own height without one).
 fn replay<S: Drive<B>, B: Send + Sync + 'static>(
     node: &mut Node<S, B>,
-    genesis_time_ms: u64,
     blocks: &[StoredBlock],
 ) -> Result<Tip, RunError> {
     let mut tip = Tip {
-        height: 0,
-        time_ms: genesis_time_ms,
+        height: node.app().height(),
+        time_ms: node.app().time_ms(),
         app_hash: node.app().app_hash().0,
     };
     for stored in blocks {
@@ -516,6 +551,9 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
                 }
                 if !stepped.blocks.is_empty() {
                     report(&layer.probe, node.app());
+                    if let Err(e) = layer.snapshot(node.app()) {
+                        return e;
+                    }
                 }
                 for acted in &stepped.acted {
                     observer.acted(node.app(), acted);

@@ -1,44 +1,62 @@
 //! The durable block store: every decided block with its commit certificate and the app hash the replica
-//! reached after applying it, one record per height, appended and synced to disk before the engine is told the
-//! decision is committed.
+//! reached after applying it, and the proposals seen above the stored height, in one embedded database
+//! (`store.redb`, a [redb](https://www.redb.org) file). Storing a height is one write transaction, committed
+//! and synced to disk before the engine is told the decision is committed: it writes the block and drops the
+//! proposals up to it, so a crash leaves either the whole height or none of it, never a torn record.
 //!
-//! File format (`blocks.dat`): the 8-byte magic `FSMCBLK1`, then one record per height from 1 up, each
-//! `[payload length: u32 LE][SHA-256 of the payload: 32 bytes][payload]`, the payload being the Borsh encoding
-//! of a [`StoredBlock`]. Opening the store checks every record (checksum, encoding, consecutive heights, the
-//! certificate naming the block) and refuses a damaged file with [`StoreError::Corrupt`]. The one exception
-//! is an incomplete last record: a write cut short by a crash before it was synced and acknowledged, so
-//! nothing it held was ever reported committed. It is cut off, with a warning. A record whose length field
-//! runs past the end of the file while its bytes hold a whole record (its checksum matches a shorter payload)
-//! is not such a write but a damaged length field, and is refused: cutting there would drop every height
-//! after it.
+//! Tables: `blocks` maps a height to its [`StoredBlock`]; `proposals` maps (height, sequence number) to a
+//! [`SignedBlock`]. Every value is `[SHA-256 of the payload: 32 bytes][payload]`, the payload being the
+//! value's Borsh encoding: the database guarantees that a commit is atomic, the checksum that a value read
+//! back is the value written (a byte damaged on disk since is refused, not replayed). Opening the store checks
+//! every block (checksum, encoding, consecutive heights, the certificate naming the block) and refuses a
+//! damaged store with [`StoreError::Corrupt`], naming the table and the key.
 //!
-//! Beside it, `proposals.dat` holds the proposals seen at recent heights, this node's own included (same
-//! framing, payload a [`SignedBlock`]); only those above the stored height count. A proposer that crashes and
-//! restarts proposes the very same block again for the same round instead of equivocating, and a node that
-//! restarts in the middle of a height still holds the value the engine's own log may decide. Only this node's
-//! own proposals are synced to disk (each sync also makes every record before it durable): a proposal received
-//! from another node is lost only with the machine, and then value sync fetches the block again. So the last
-//! record may also be one whose bytes never reached the disk whole (its checksum fails): it is cut off, with a
-//! warning, as a cut-short one is. The file is emptied (and synced) once it holds [`PROPOSALS_KEPT`] records,
-//! not at every height, which keeps a sync off the path of every decision.
+//! Only this node's own proposals are committed durably: a proposer that crashes and restarts proposes the
+//! very same block again for the same round instead of equivocating. A proposal received from another node is
+//! committed without a sync (it becomes durable with the next synced commit); lost with the machine, value
+//! sync fetches the block again.
+//!
+//! Snapshots: every so many heights the node stores its replica's whole state (`snapshots`: height to
+//! [`StoredSnapshot`]) and, when configured to, prunes the blocks more than so many heights below it (`meta`
+//! holds `pruned_below`, the first height still stored). At start the node restores the latest snapshot and
+//! replays only the blocks after it; only those are read and checked then (any other block is checked when it
+//! is read). The two latest snapshots are kept.
+//!
+//! The database file is locked while open: a second process (`inspect` on a running node) is refused with
+//! [`StoreError::Locked`], which says to stop the node or ask its status endpoint.
 
 use borsh::{BorshDeserialize, BorshSerialize};
+use redb::{Database, Durability, ReadableTable, TableDefinition};
 use sha2::{Digest, Sha256};
 use std::fmt::{self, Display, Formatter};
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use malachitebft_core_types::{CommitCertificate, Round};
 
 use crate::types::{Address, BlockValue, FsmcContext, Height, SignedBlock};
 
-const MAGIC: &[u8; 8] = b"FSMCBLK1";
-const HEADER: u64 = 4 + 32;
-/// No record comes near this; a larger length field is damage, not data.
-const MAX_RECORD: u64 = 64 << 20;
-/// How many records `proposals.dat` holds before it is emptied: proposals of many past heights, all stale.
-pub const PROPOSALS_KEPT: usize = 256;
+/// The database file in a node's data directory.
+pub const STORE_FILE: &str = "store.redb";
+const BLOCKS: TableDefinition<u64, &[u8]> = TableDefinition::new("blocks");
+const PROPOSALS: TableDefinition<(u64, u64), &[u8]> = TableDefinition::new("proposals");
+const SNAPSHOTS: TableDefinition<u64, &[u8]> = TableDefinition::new("snapshots");
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+/// The `meta` entry holding the first height still stored.
+const PRUNED_BELOW: &str = "pruned_below";
+/// How many snapshots are kept: the latest, and one before it in case the latest cannot be restored.
+const SNAPSHOTS_KEPT: usize = 2;
+
+/// A replica's state as stored at a height: the app's own encoding (`App::snapshot`) and the app hash the
+/// restored state must have.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct StoredSnapshot {
+    /// The height of the last block applied.
+    pub height: u64,
+    /// The app hash after it.
+    pub app_hash: [u8; 32],
+    /// The state.
+    pub state: Vec<u8>,
+}
 
 /// One height as stored.
 #[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
@@ -56,30 +74,34 @@ pub struct StoredBlock {
 /// What went wrong with the store.
 #[derive(Debug)]
 pub enum StoreError {
-    /// The file system refused.
-    Io(PathBuf, std::io::Error),
-    /// The file is damaged: the node must not go on from it.
+    /// The file system or the database refused.
+    Io(PathBuf, String),
+    /// The store is damaged: the node must not go on from it.
     Corrupt {
-        /// The file.
+        /// The database file.
         path: PathBuf,
-        /// Where the bad record starts.
-        offset: u64,
+        /// Where: the table and the key (`the block at height 7`), or the file itself.
+        at: String,
         /// What is wrong.
         reason: String,
     },
+    /// Another process (a running node) holds the store open.
+    Locked(PathBuf),
 }
 
 impl Display for StoreError {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         match self {
             Self::Io(path, e) => write!(f, "block store {}: {e}", path.display()),
-            Self::Corrupt {
-                path,
-                offset,
-                reason,
-            } => write!(
+            Self::Corrupt { path, at, reason } => write!(
                 f,
-                "block store {} is corrupt at byte {offset}: {reason}",
+                "block store {} is corrupt at {at}: {reason}",
+                path.display()
+            ),
+            Self::Locked(path) => write!(
+                f,
+                "block store {} is open in another process (a node running on this home): stop the node \
+                 first, or ask its /status endpoint for its height and app hash",
                 path.display()
             ),
         }
@@ -88,219 +110,69 @@ impl Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
-/// An append-only file of checksummed records.
-struct RecordFile {
-    path: PathBuf,
-    file: File,
-    /// The offset of every record.
-    offsets: Vec<u64>,
-    end: u64,
-}
-
-impl RecordFile {
-    /// Opens (or creates) the file and reads every record, handing each payload to `check`.
-    /// Read-only (`writable` false), a missing file reads as empty and nothing is repaired. With `unsynced_tail`,
-    /// a last record whose checksum fails is cut off as a cut-short one is (a file whose last records may not
-    /// have been synced).
-    fn open(
-        path: &Path,
-        writable: bool,
-        unsynced_tail: bool,
-        mut check: impl FnMut(usize, &[u8]) -> Result<(), String>,
-    ) -> Result<(RecordFile, Vec<String>), StoreError> {
-        let io = |e| StoreError::Io(path.to_path_buf(), e);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(writable)
-            .create(writable)
-            .truncate(false)
-            .open(path)
-            .map_err(io)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
-        let corrupt = |offset: u64, reason: String| StoreError::Corrupt {
+/// The store's error for a database error on `path`: damage the database found itself is [`StoreError::Corrupt`].
+fn db_error(path: &Path, e: impl Into<redb::Error>) -> StoreError {
+    match e.into() {
+        redb::Error::DatabaseAlreadyOpen => StoreError::Locked(path.to_path_buf()),
+        redb::Error::Corrupted(reason) => StoreError::Corrupt {
             path: path.to_path_buf(),
-            offset,
+            at: "the database file".into(),
             reason,
-        };
-        let mut warnings = Vec::new();
-        if bytes.is_empty() {
-            if writable {
-                file.write_all(MAGIC).map_err(io)?;
-                file.sync_all().map_err(io)?;
-            }
-            return Ok((
-                RecordFile {
-                    path: path.to_path_buf(),
-                    file,
-                    offsets: Vec::new(),
-                    end: MAGIC.len() as u64,
-                },
-                warnings,
-            ));
-        }
-        if bytes.get(..MAGIC.len()) != Some(MAGIC.as_slice()) {
-            return Err(corrupt(0, "not a block store (bad magic)".into()));
-        }
-        let mut offsets = Vec::new();
-        let mut at = MAGIC.len();
-        while at < bytes.len() {
-            let offset = at as u64;
-            let rest = bytes.get(at..).unwrap_or_default();
-            let Some(len) = rest
-                .get(..4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .map(|b| u64::from(u32::from_le_bytes(b)))
-            else {
-                warnings.push(format!(
-                    "dropped an incomplete last record at byte {offset} (a write cut short)"
-                ));
-                break;
-            };
-            if len > MAX_RECORD {
-                return Err(corrupt(
-                    offset,
-                    format!("record length {len} is implausible"),
-                ));
-            }
-            let total = usize::try_from(HEADER + len).unwrap_or(usize::MAX);
-            let Some(record) = rest.get(..total) else {
-                // A record that runs past the end is a write cut short, unless a whole record is there and
-                // only its length field says otherwise: then cutting it would drop acknowledged heights.
-                if let Some(whole) = whole_record_within(rest) {
-                    return Err(corrupt(
-                        offset,
-                        format!(
-                            "its length field says {len} bytes, past the end of the file, but a whole \
-                             record of {whole} bytes is there: the length field is damaged"
-                        ),
-                    ));
-                }
-                warnings.push(format!(
-                    "dropped an incomplete last record at byte {offset} (a write cut short)"
-                ));
-                break;
-            };
-            let sum = record.get(4..HEADER as usize).unwrap_or_default();
-            let payload = record.get(HEADER as usize..).unwrap_or_default();
-            if Sha256::digest(payload).as_slice() != sum {
-                if unsynced_tail && at + total == bytes.len() {
-                    warnings.push(format!(
-                        "dropped an unsynced last record at byte {offset} (its checksum fails)"
-                    ));
-                    break;
-                }
-                return Err(corrupt(offset, "checksum mismatch".into()));
-            }
-            check(offsets.len(), payload).map_err(|reason| corrupt(offset, reason))?;
-            offsets.push(offset);
-            at += total;
-        }
-        let end = at as u64;
-        if writable && end < bytes.len() as u64 {
-            file.set_len(end).map_err(io)?;
-            file.sync_all().map_err(io)?;
-        }
-        Ok((
-            RecordFile {
-                path: path.to_path_buf(),
-                file,
-                offsets,
-                end,
-            },
-            warnings,
-        ))
-    }
-
-    /// Appends a record; with `sync`, it (and every record before it) is on disk when this returns.
-    fn append(&mut self, payload: &[u8], sync: bool) -> Result<(), StoreError> {
-        let io = |e| StoreError::Io(self.path.clone(), e);
-        let len = u32::try_from(payload.len()).map_err(|_| {
-            StoreError::Io(self.path.clone(), std::io::Error::other("record too large"))
-        })?;
-        let mut record = Vec::with_capacity(payload.len() + HEADER as usize);
-        record.extend_from_slice(&len.to_le_bytes());
-        record.extend_from_slice(&Sha256::digest(payload));
-        record.extend_from_slice(payload);
-        self.file.seek(SeekFrom::Start(self.end)).map_err(io)?;
-        // One write of the whole record, then a sync: the record is durable before anyone is told.
-        self.file.write_all(&record).map_err(io)?;
-        if sync {
-            self.file.sync_data().map_err(io)?;
-        }
-        self.offsets.push(self.end);
-        self.end += record.len() as u64;
-        Ok(())
-    }
-
-    fn read(&mut self, index: usize) -> Result<Option<Vec<u8>>, StoreError> {
-        let Some(&offset) = self.offsets.get(index) else {
-            return Ok(None);
-        };
-        let io = |e| StoreError::Io(self.path.clone(), e);
-        self.file.seek(SeekFrom::Start(offset)).map_err(io)?;
-        let mut header = [0u8; HEADER as usize];
-        self.file.read_exact(&mut header).map_err(io)?;
-        let len = header
-            .get(..4)
-            .and_then(|b| <[u8; 4]>::try_from(b).ok())
-            .map_or(0, u32::from_le_bytes);
-        if u64::from(len) > MAX_RECORD {
-            return Err(StoreError::Corrupt {
-                path: self.path.clone(),
-                offset,
-                reason: format!(
-                    "record length {len} is implausible (the file changed under the node)"
-                ),
-            });
-        }
-        let mut payload = vec![0; len as usize];
-        self.file.read_exact(&mut payload).map_err(io)?;
-        if Sha256::digest(&payload).as_slice() != header.get(4..).unwrap_or_default() {
-            return Err(StoreError::Corrupt {
-                path: self.path.clone(),
-                offset,
-                reason: "checksum mismatch (the file changed under the node)".into(),
-            });
-        }
-        Ok(Some(payload))
-    }
-
-    fn clear(&mut self) -> Result<(), StoreError> {
-        let io = |e| StoreError::Io(self.path.clone(), e);
-        if self.offsets.is_empty() {
-            return Ok(());
-        }
-        self.file.set_len(MAGIC.len() as u64).map_err(io)?;
-        self.file.sync_all().map_err(io)?;
-        self.offsets.clear();
-        self.end = MAGIC.len() as u64;
-        Ok(())
+        },
+        redb::Error::Io(e) if e.kind() == std::io::ErrorKind::InvalidData => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            at: "the database file".into(),
+            reason: format!("not a block store ({e})"),
+        },
+        other => StoreError::Io(path.to_path_buf(), other.to_string()),
     }
 }
 
-/// The payload length at which the record at the start of `rest` (whose length field runs past the end)
-/// matches its own checksum, if any: a record written whole, whose length field was damaged since. A write cut
-/// short holds only part of its payload, which never matches the checksum of the whole.
-fn whole_record_within(rest: &[u8]) -> Option<usize> {
-    let sum = rest.get(4..HEADER as usize)?;
-    let body = rest.get(HEADER as usize..)?;
-    let mut hasher = Sha256::new();
-    for (i, byte) in body.iter().enumerate() {
-        hasher.update([*byte]);
-        if hasher.clone().finalize().as_slice() == sum {
-            return Some(i + 1);
-        }
-    }
-    None
+/// `[checksum][payload]` of `value`.
+fn seal(value: &impl BorshSerialize) -> Vec<u8> {
+    let payload = borsh::to_vec(value).unwrap_or_default();
+    let mut sealed = Vec::with_capacity(32 + payload.len());
+    sealed.extend_from_slice(&Sha256::digest(&payload));
+    sealed.extend_from_slice(&payload);
+    sealed
 }
 
-/// The decided blocks of one node, and the proposals it made at the current height.
+/// The value sealed in `bytes`, or what is wrong with it.
+fn unseal<T: BorshDeserialize>(bytes: &[u8]) -> Result<T, String> {
+    let (sum, payload) = bytes.split_at_checked(32).ok_or_else(|| {
+        format!(
+            "a value of {} bytes is shorter than its checksum",
+            bytes.len()
+        )
+    })?;
+    if Sha256::digest(payload).as_slice() != sum {
+        return Err("checksum mismatch".into());
+    }
+    borsh::from_slice(payload).map_err(|e| format!("it does not decode: {e}"))
+}
+
+/// A stored block's own consistency: its height, its block's and its certificate's agree.
+fn check_block(height: u64, stored: &StoredBlock) -> Result<(), String> {
+    if stored.height != height {
+        return Err(format!("it holds height {}", stored.height));
+    }
+    if stored.value.height != stored.height
+        || stored.certificate.height != Height(stored.height)
+        || stored.certificate.value_id != stored.value.id_bytes()
+    {
+        return Err("the block does not match its certificate".into());
+    }
+    Ok(())
+}
+
+/// The decided blocks of one node, and the proposals seen above them.
 pub struct BlockStore {
-    blocks: RecordFile,
-    proposals: RecordFile,
-    /// The proposals recorded at the current height.
+    db: Database,
+    path: PathBuf,
+    /// The proposals recorded above the stored height.
     own: Vec<SignedBlock>,
+    /// The key the next proposal is stored under.
+    next_seq: u64,
     last: Option<StoredBlock>,
 }
 
@@ -308,80 +180,68 @@ pub struct BlockStore {
 pub struct Opened {
     /// The store.
     pub store: BlockStore,
-    /// Every stored block, in height order, to replay.
+    /// The latest snapshot, to restore before replaying.
+    pub snapshot: Option<StoredSnapshot>,
+    /// Every stored block after the snapshot (after genesis without one), in height order, to replay.
     pub blocks: Vec<StoredBlock>,
-    /// Anything recovered from (an incomplete last record).
-    pub warnings: Vec<String>,
 }
 
 impl BlockStore {
-    /// Opens the store in `dir` (creating it if needed), checking every record.
+    /// Opens the store in `dir` (creating it if needed), checking every block.
     pub fn open(dir: &Path) -> Result<Opened, StoreError> {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::Io(dir.to_path_buf(), e))?;
-        let (block_file, mut warnings, blocks) = Self::open_blocks(dir, true)?;
-        let mut own = Vec::new();
-        let (proposals, more) =
-            RecordFile::open(&dir.join("proposals.dat"), true, true, |i, payload| {
-                let entry: SignedBlock = borsh::from_slice(payload)
-                    .map_err(|e| format!("proposal record {} does not decode: {e}", i + 1))?;
-                own.push(entry);
-                Ok(())
-            })?;
-        warnings.extend(more);
-        let last = blocks.last().cloned();
-        let stored = last.as_ref().map_or(0, |b| b.height);
-        own.retain(|p| p.height.0 > stored);
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Io(dir.to_path_buf(), e.to_string()))?;
+        let path = dir.join(STORE_FILE);
+        let db = Database::create(&path).map_err(|e| db_error(&path, e))?;
+        let txn = db.begin_write().map_err(|e| db_error(&path, e))?;
+        // Both tables exist from the first open on, so a reader never meets a missing table.
+        txn.open_table(BLOCKS).map_err(|e| db_error(&path, e))?;
+        txn.open_table(PROPOSALS).map_err(|e| db_error(&path, e))?;
+        txn.open_table(SNAPSHOTS).map_err(|e| db_error(&path, e))?;
+        txn.open_table(META).map_err(|e| db_error(&path, e))?;
+        txn.commit().map_err(|e| db_error(&path, e))?;
+        let snapshot = latest_snapshot(&db, &path)?;
+        let first = pruned_below(&db, &path)?;
+        let after = snapshot.as_ref().map_or(0, |s| s.height);
+        if first > after.saturating_add(1) {
+            return Err(StoreError::Corrupt {
+                path,
+                at: "the snapshots".into(),
+                reason: format!(
+                    "the blocks below height {first} are pruned, but the latest snapshot is at {after}"
+                ),
+            });
+        }
+        let blocks = read_blocks(&db, &path, after.saturating_add(1).max(first))?;
+        let mut store = BlockStore {
+            db,
+            path,
+            own: Vec::new(),
+            next_seq: 0,
+            last: None,
+        };
+        store.last = match blocks.last() {
+            Some(last) => Some(last.clone()),
+            None => store.get(after)?,
+        };
+        (store.own, store.next_seq) = read_proposals(&store.db, &store.path, store.height())?;
         Ok(Opened {
-            store: BlockStore {
-                blocks: block_file,
-                proposals,
-                own,
-                last,
-            },
+            store,
+            snapshot,
             blocks,
-            warnings,
         })
     }
 
-    /// Reads and checks the stored blocks without changing anything (a node may be running on the store).
+    /// Reads and checks the stored blocks without changing anything; a store that does not exist reads as
+    /// empty, one a running node holds is [`StoreError::Locked`].
     pub fn read(dir: &Path) -> Result<Vec<StoredBlock>, StoreError> {
-        let path = dir.join("blocks.dat");
+        let path = dir.join(STORE_FILE);
         if !path.exists() {
             return Ok(Vec::new());
         }
-        Ok(Self::open_blocks(dir, false)?.2)
-    }
-
-    fn open_blocks(
-        dir: &Path,
-        writable: bool,
-    ) -> Result<(RecordFile, Vec<String>, Vec<StoredBlock>), StoreError> {
-        let mut blocks = Vec::new();
-        let (file, warnings) =
-            RecordFile::open(&dir.join("blocks.dat"), writable, false, |i, payload| {
-                let stored: StoredBlock = borsh::from_slice(payload)
-                    .map_err(|e| format!("record {} does not decode: {e}", i + 1))?;
-                let expected = u64::try_from(i).unwrap_or(u64::MAX).saturating_add(1);
-                if stored.height != expected {
-                    return Err(format!(
-                        "record {} is for height {}, expected {expected}",
-                        i + 1,
-                        stored.height
-                    ));
-                }
-                if stored.value.height != stored.height
-                    || stored.certificate.height != Height(stored.height)
-                    || stored.certificate.value_id != stored.value.id_bytes()
-                {
-                    return Err(format!(
-                        "the block at height {} does not match its certificate",
-                        stored.height
-                    ));
-                }
-                blocks.push(stored);
-                Ok(())
-            })?;
-        Ok((file, warnings, blocks))
+        let db = Database::open(&path).map_err(|e| db_error(&path, e))?;
+        let first = pruned_below(&db, &path)?;
+        read_blocks(&db, &path, first)
     }
 
     /// The height of the last stored block (0 if none).
@@ -394,54 +254,86 @@ impl BlockStore {
         self.last.as_ref()
     }
 
-    /// Appends the next height durably, and forgets the proposals up to it; empties the proposals' file once
-    /// it holds [`PROPOSALS_KEPT`] records.
+    /// Stores the next height and forgets the proposals up to it, in one transaction synced to disk.
     pub fn append(&mut self, block: StoredBlock) -> Result<(), StoreError> {
-        let payload =
-            borsh::to_vec(&block).map_err(|e| StoreError::Io(self.blocks.path.clone(), e))?;
-        self.blocks.append(&payload, true)?;
+        let path = &self.path;
+        let txn = self.db.begin_write().map_err(|e| db_error(path, e))?;
+        {
+            let mut blocks = txn.open_table(BLOCKS).map_err(|e| db_error(path, e))?;
+            blocks
+                .insert(block.height, seal(&block).as_slice())
+                .map_err(|e| db_error(path, e))?;
+            let mut proposals = txn.open_table(PROPOSALS).map_err(|e| db_error(path, e))?;
+            proposals
+                .retain_in((0, 0)..(block.height.saturating_add(1), 0), |_, _| false)
+                .map_err(|e| db_error(path, e))?;
+        }
+        txn.commit().map_err(|e| db_error(path, e))?;
         let height = block.height;
         self.last = Some(block);
         self.own.retain(|p| p.height.0 > height);
-        if self.proposals.offsets.len() >= PROPOSALS_KEPT {
-            self.proposals.clear()?;
-            // Proposals above the stored height are still needed: written again, synced.
-            for part in self.own.clone() {
-                self.save_proposal_record(&part, true)?;
+        Ok(())
+    }
+
+    /// Stores the next heights, in order, in one transaction synced to disk: a history imported at once (a
+    /// benchmark's, or a node's brought from elsewhere) rather than decided height by height.
+    pub fn import(&mut self, blocks: Vec<StoredBlock>) -> Result<(), StoreError> {
+        let path = &self.path;
+        let mut next = self.height().saturating_add(1);
+        let txn = self.db.begin_write().map_err(|e| db_error(path, e))?;
+        {
+            let mut table = txn.open_table(BLOCKS).map_err(|e| db_error(path, e))?;
+            for block in &blocks {
+                check_block(next, block).map_err(|reason| StoreError::Io(path.clone(), reason))?;
+                table
+                    .insert(block.height, seal(block).as_slice())
+                    .map_err(|e| db_error(path, e))?;
+                next = next.saturating_add(1);
             }
+        }
+        txn.commit().map_err(|e| db_error(path, e))?;
+        if let Some(last) = blocks.into_iter().last() {
+            self.last = Some(last);
         }
         Ok(())
     }
 
-    /// The block stored at `height`.
-    pub fn get(&mut self, height: u64) -> Result<Option<StoredBlock>, StoreError> {
-        let Some(index) = height.checked_sub(1).and_then(|i| usize::try_from(i).ok()) else {
+    /// The block stored at `height`, checked.
+    pub fn get(&self, height: u64) -> Result<Option<StoredBlock>, StoreError> {
+        let path = &self.path;
+        let txn = self.db.begin_read().map_err(|e| db_error(path, e))?;
+        let table = txn.open_table(BLOCKS).map_err(|e| db_error(path, e))?;
+        let Some(bytes) = table.get(height).map_err(|e| db_error(path, e))? else {
             return Ok(None);
         };
-        let Some(payload) = self.blocks.read(index)? else {
-            return Ok(None);
-        };
-        borsh::from_slice(&payload)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt {
-                path: self.blocks.path.clone(),
-                offset: 0,
-                reason: format!("the record of height {height} does not decode: {e}"),
-            })
+        let stored = unseal::<StoredBlock>(bytes.value())
+            .and_then(|b| check_block(height, &b).map(|()| b))
+            .map_err(|reason| StoreError::Corrupt {
+                path: path.clone(),
+                at: format!("the block at height {height}"),
+                reason,
+            })?;
+        Ok(Some(stored))
     }
 
     /// Records a proposal seen (or made) above the stored height; `durable` (this node's own proposal) syncs
     /// it to disk before returning.
     pub fn save_proposal(&mut self, block: SignedBlock, durable: bool) -> Result<(), StoreError> {
-        self.save_proposal_record(&block, durable)?;
+        let path = &self.path;
+        let mut txn = self.db.begin_write().map_err(|e| db_error(path, e))?;
+        if !durable {
+            txn.set_durability(Durability::None);
+        }
+        {
+            let mut table = txn.open_table(PROPOSALS).map_err(|e| db_error(path, e))?;
+            table
+                .insert((block.height.0, self.next_seq), seal(&block).as_slice())
+                .map_err(|e| db_error(path, e))?;
+        }
+        txn.commit().map_err(|e| db_error(path, e))?;
+        self.next_seq += 1;
         self.own.push(block);
         Ok(())
-    }
-
-    fn save_proposal_record(&mut self, block: &SignedBlock, sync: bool) -> Result<(), StoreError> {
-        let payload =
-            borsh::to_vec(block).map_err(|e| StoreError::Io(self.proposals.path.clone(), e))?;
-        self.proposals.append(&payload, sync)
     }
 
     /// Whether this very part is recorded already.
@@ -464,5 +356,153 @@ impl BlockStore {
     /// Every proposal recorded at `height`.
     pub fn proposals_at(&self, height: Height) -> impl Iterator<Item = &SignedBlock> {
         self.own.iter().filter(move |b| b.height == height)
+    }
+}
+
+/// Every stored block from height `first` on, checked, in height order.
+fn read_blocks(db: &Database, path: &Path, first: u64) -> Result<Vec<StoredBlock>, StoreError> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let table = match txn.open_table(BLOCKS) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+        Err(e) => return Err(db_error(path, e)),
+    };
+    let mut blocks = Vec::new();
+    let mut expected = first;
+    for entry in table.range(first..).map_err(|e| db_error(path, e))? {
+        let (key, bytes) = entry.map_err(|e| db_error(path, e))?;
+        let height = key.value();
+        let corrupt = |reason: String| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            at: format!("the block at height {height}"),
+            reason,
+        };
+        if height != expected {
+            return Err(corrupt(format!(
+                "the heights are not consecutive: expected {expected}"
+            )));
+        }
+        let stored: StoredBlock = unseal(bytes.value()).map_err(corrupt)?;
+        check_block(height, &stored).map_err(corrupt)?;
+        blocks.push(stored);
+        expected = height + 1;
+    }
+    Ok(blocks)
+}
+
+/// The proposals stored above height `stored`, and the key for the next one.
+fn read_proposals(
+    db: &Database,
+    path: &Path,
+    stored: u64,
+) -> Result<(Vec<SignedBlock>, u64), StoreError> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let table = txn.open_table(PROPOSALS).map_err(|e| db_error(path, e))?;
+    let mut own = Vec::new();
+    let mut next_seq = 0;
+    for entry in table.iter().map_err(|e| db_error(path, e))? {
+        let (key, bytes) = entry.map_err(|e| db_error(path, e))?;
+        let (height, seq) = key.value();
+        next_seq = next_seq.max(seq + 1);
+        let block: SignedBlock = unseal(bytes.value()).map_err(|reason| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            at: format!("proposal {seq} of height {height}"),
+            reason,
+        })?;
+        if height > stored {
+            own.push(block);
+        }
+    }
+    Ok((own, next_seq))
+}
+
+/// The first height still stored (1 when nothing was pruned).
+fn pruned_below(db: &Database, path: &Path) -> Result<u64, StoreError> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let table = match txn.open_table(META) {
+        Ok(table) => table,
+        Err(redb::TableError::TableDoesNotExist(_)) => return Ok(1),
+        Err(e) => return Err(db_error(path, e)),
+    };
+    let first = table.get(PRUNED_BELOW).map_err(|e| db_error(path, e))?;
+    Ok(first.map_or(1, |v| v.value()).max(1))
+}
+
+/// The latest stored snapshot, checked.
+fn latest_snapshot(db: &Database, path: &Path) -> Result<Option<StoredSnapshot>, StoreError> {
+    let txn = db.begin_read().map_err(|e| db_error(path, e))?;
+    let table = txn.open_table(SNAPSHOTS).map_err(|e| db_error(path, e))?;
+    let Some((key, bytes)) = table.last().map_err(|e| db_error(path, e))? else {
+        return Ok(None);
+    };
+    let height = key.value();
+    let snapshot: StoredSnapshot = unseal(bytes.value())
+        .and_then(|s: StoredSnapshot| {
+            (s.height == height)
+                .then_some(s)
+                .ok_or_else(|| "it holds another height".to_string())
+        })
+        .map_err(|reason| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            at: format!("the snapshot at height {height}"),
+            reason,
+        })?;
+    Ok(Some(snapshot))
+}
+
+impl BlockStore {
+    /// Stores `snapshot` (synced), forgets all but the latest snapshots, and with `retain_blocks` prunes the
+    /// blocks more than that many heights below the snapshot, in one transaction. The snapshot's block must be
+    /// stored already: a node starting from the snapshot goes on from the blocks after it.
+    pub fn save_snapshot(
+        &mut self,
+        snapshot: &StoredSnapshot,
+        retain_blocks: Option<u64>,
+    ) -> Result<(), StoreError> {
+        if snapshot.height > self.height() {
+            return Err(StoreError::Io(
+                self.path.clone(),
+                format!(
+                    "a snapshot at height {} is above the stored height {}",
+                    snapshot.height,
+                    self.height()
+                ),
+            ));
+        }
+        let path = &self.path;
+        let e = |e: redb::Error| db_error(path, e);
+        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|x| e(x.into()))?;
+            snapshots
+                .insert(snapshot.height, seal(snapshot).as_slice())
+                .map_err(|x| e(x.into()))?;
+            let heights: Vec<u64> = snapshots
+                .iter()
+                .map_err(|x| e(x.into()))?
+                .map(|entry| entry.map(|(k, _)| k.value()))
+                .collect::<Result<_, _>>()
+                .map_err(|x| e(x.into()))?;
+            let stale = heights.len().saturating_sub(SNAPSHOTS_KEPT);
+            for height in heights.iter().take(stale) {
+                snapshots.remove(*height).map_err(|x| e(x.into()))?;
+            }
+            if let Some(retain) = retain_blocks {
+                let below = snapshot.height.saturating_sub(retain).max(1);
+                let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+                let first = meta
+                    .get(PRUNED_BELOW)
+                    .map_err(|x| e(x.into()))?
+                    .map_or(1, |v| v.value());
+                if below > first {
+                    let mut blocks = txn.open_table(BLOCKS).map_err(|x| e(x.into()))?;
+                    blocks
+                        .retain_in(..below, |_, _| false)
+                        .map_err(|x| e(x.into()))?;
+                    meta.insert(PRUNED_BELOW, below).map_err(|x| e(x.into()))?;
+                }
+            }
+        }
+        txn.commit().map_err(|x| e(x.into()))
     }
 }

@@ -15,7 +15,7 @@ use malachitebft_sync::{RawDecidedValue, Response, ValueResponse};
 use crate::codec::BorshCodec;
 use crate::config::{Genesis, Home, NodeSettings, TestnetOptions, write_testnet};
 use crate::signing::{Ed25519Provider, PrivateKey};
-use crate::store::{BlockStore, StoreError, StoredBlock};
+use crate::store::{BlockStore, StoreError, StoredBlock, StoredSnapshot};
 use crate::types::{
     BlockValue, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx, Validator, ValidatorSet,
 };
@@ -259,119 +259,76 @@ fn the_store_keeps_blocks_across_reopening() {
         assert_eq!(store.get(0).expect("get"), None);
     }
     let opened = BlockStore::open(dir.path()).expect("reopen");
-    assert!(opened.warnings.is_empty());
     assert_eq!(opened.blocks.len(), 5);
     assert_eq!(opened.store.height(), 5);
+    drop(opened);
     assert_eq!(BlockStore::read(dir.path()).expect("read").len(), 5);
 }
 
+/// Flips a bit of every copy of `pattern` in the store file of `dir` (the database writes pages anew on change,
+/// so an old copy may sit in a free page): the damage lands in the live value wherever it is.
+fn damage(dir: &std::path::Path, pattern: &[u8]) {
+    let path = dir.join(crate::store::STORE_FILE);
+    let mut bytes = std::fs::read(&path).expect("read");
+    let mut found = 0;
+    let mut at = 0;
+    while let Some(i) = bytes[at..]
+        .windows(pattern.len())
+        .position(|w| w == pattern)
+    {
+        bytes[at + i + pattern.len() / 2] ^= 1;
+        at += i + pattern.len();
+        found += 1;
+    }
+    assert!(found > 0, "the pattern is in the file");
+    std::fs::write(&path, &bytes).expect("write");
+}
+
 #[test]
-fn a_cut_short_last_record_is_dropped_but_damage_is_refused() {
+fn a_damaged_block_is_an_error_naming_its_height() {
     let dir = tempfile::tempdir().expect("dir");
     let k = key(10);
     {
         let mut store = BlockStore::open(dir.path()).expect("open").store;
-        for h in 1..=3 {
+        for h in 1..=300 {
             store.append(stored(h, &k)).expect("append");
         }
     }
-    let path = dir.path().join("blocks.dat");
-    let whole = std::fs::read(&path).expect("read");
-
-    // A crash in the middle of writing the last record.
-    std::fs::write(&path, &whole[..whole.len() - 10]).expect("write");
-    let opened = BlockStore::open(dir.path()).expect("recovers");
-    assert_eq!(opened.blocks.len(), 2);
-    assert_eq!(opened.warnings.len(), 1);
-    drop(opened);
-    assert!(std::fs::metadata(&path).expect("meta").len() < whole.len() as u64 - 10);
-
-    // A flipped bit in a complete record.
-    let mut damaged = whole.clone();
-    let middle = damaged.len() / 2;
-    damaged[middle] ^= 1;
-    std::fs::write(&path, &damaged).expect("write");
-    assert!(matches!(
-        BlockStore::open(dir.path()),
-        Err(StoreError::Corrupt { .. })
-    ));
-    assert!(matches!(
-        BlockStore::read(dir.path()),
-        Err(StoreError::Corrupt { .. })
-    ));
-
-    // Not a store at all.
-    std::fs::write(&path, b"hello world").expect("write");
-    let err = BlockStore::open(dir.path()).err().expect("refused");
-    assert!(err.to_string().contains("bad magic"), "{err}");
-}
-
-/// The offset of every record of `blocks.dat`, by walking the length fields.
-fn record_offsets(bytes: &[u8]) -> Vec<usize> {
-    let mut offsets = Vec::new();
-    let mut at = 8;
-    while at + 4 <= bytes.len() {
-        offsets.push(at);
-        let len = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
-        at += 4 + 32 + len as usize;
-    }
-    offsets
-}
-
-#[test]
-fn a_damaged_length_field_is_an_error_naming_its_offset_not_a_cut() {
-    let dir = tempfile::tempdir().expect("dir");
-    let k = key(19);
-    {
-        let mut store = BlockStore::open(dir.path()).expect("open").store;
-        for h in 1..=366 {
-            store.append(stored(h, &k)).expect("append");
-        }
-    }
-    let path = dir.path().join("blocks.dat");
-    let whole = std::fs::read(&path).expect("read");
-    let at = record_offsets(&whole)[99];
-    let mut damaged = whole.clone();
-    damaged[at..at + 4].copy_from_slice(&15_000_000u32.to_le_bytes());
-    std::fs::write(&path, &damaged).expect("write");
+    // The app hash of height 100 is 32 bytes of 200: a flipped bit in it is damage the checksum finds.
+    damage(dir.path(), &[200; 32]);
     for result in [
         BlockStore::open(dir.path()).map(|o| o.blocks.len()),
         BlockStore::read(dir.path()).map(|b| b.len()),
     ] {
         let err = result.expect_err("refused");
         assert!(
-            matches!(&err, StoreError::Corrupt { offset, .. } if *offset == at as u64),
+            matches!(&err, StoreError::Corrupt { at, .. } if at == "the block at height 100"),
             "{err}"
         );
         assert!(
-            err.to_string().contains(&format!(
-                "is corrupt at byte {at}: its length field says 15000000"
-            )),
+            err.to_string()
+                .contains("is corrupt at the block at height 100: checksum mismatch"),
             "{err}"
         );
     }
-    assert_eq!(
-        std::fs::read(&path).expect("read"),
-        damaged,
-        "nothing was cut"
-    );
-    // A length field damaged at the last record is refused the same way; only a torn write is cut.
-    let last = *record_offsets(&whole).last().expect("records");
-    let mut damaged = whole.clone();
-    damaged[last + 2] ^= 0x10;
-    std::fs::write(&path, &damaged).expect("write");
-    assert!(matches!(
-        BlockStore::open(dir.path()),
-        Err(StoreError::Corrupt { offset, .. }) if offset == last as u64
-    ));
-    std::fs::write(&path, &whole[..whole.len() - 1]).expect("write");
-    assert_eq!(
-        BlockStore::open(dir.path())
-            .expect("a torn write")
-            .blocks
-            .len(),
-        365
-    );
+
+    // Not a store at all.
+    std::fs::write(dir.path().join(crate::store::STORE_FILE), b"hello world").expect("write");
+    let err = BlockStore::open(dir.path()).err().expect("refused");
+    assert!(err.to_string().contains("store.redb"), "{err}");
+}
+
+#[test]
+fn a_store_held_open_is_refused_to_a_reader_with_the_way_out() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(19);
+    let mut store = BlockStore::open(dir.path()).expect("open").store;
+    store.append(stored(1, &k)).expect("append");
+    let err = BlockStore::read(dir.path()).expect_err("locked");
+    assert!(matches!(err, StoreError::Locked(_)), "{err}");
+    assert!(err.to_string().contains("/status"), "{err}");
+    drop(store);
+    assert_eq!(BlockStore::read(dir.path()).expect("read").len(), 1);
 }
 
 #[test]
@@ -435,71 +392,34 @@ fn part(height: u64, round: u32, k: &PrivateKey) -> SignedBlock {
 }
 
 #[test]
-fn an_unsynced_last_proposal_that_never_reached_the_disk_whole_is_dropped() {
+fn a_damaged_proposal_is_an_error_naming_it() {
     let dir = tempfile::tempdir().expect("dir");
     let k = key(15);
+    let seen = part(1, 1, &key(16));
     {
         let mut store = BlockStore::open(dir.path()).expect("open").store;
         store.save_proposal(part(1, 0, &k), true).expect("own");
-        store
-            .save_proposal(part(1, 1, &key(16)), false)
-            .expect("seen");
+        store.save_proposal(seen.clone(), false).expect("seen");
     }
-    let path = dir.path().join("proposals.dat");
-    let whole = std::fs::read(&path).expect("read");
-    let mut bytes = whole.clone();
-    let last = bytes.len() - 1;
-    bytes[last] ^= 1;
-    std::fs::write(&path, &bytes).expect("write");
-    let opened = BlockStore::open(dir.path()).expect("recovers");
-    assert_eq!(opened.warnings.len(), 1, "{:?}", opened.warnings);
-    assert!(opened.warnings[0].contains("unsynced"));
-    let me = k.public_key().address();
-    assert!(
-        opened
-            .store
-            .proposal_by(&me, Height(1), Round::new(0))
-            .is_some(),
-        "the synced proposal before it is kept"
-    );
-    assert_eq!(opened.store.proposals_at(Height(1)).count(), 1);
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert_eq!(opened.store.proposals_at(Height(1)).count(), 2);
     drop(opened);
-
-    // The same damage anywhere but at the end is corruption; and the block store is never lenient.
-    let mut middle = whole;
-    middle[20] ^= 1;
-    std::fs::write(&path, &middle).expect("write");
-    assert!(matches!(
-        BlockStore::open(dir.path()),
-        Err(StoreError::Corrupt { .. })
-    ));
-    std::fs::remove_file(&path).expect("remove");
-    {
-        let mut store = BlockStore::open(dir.path()).expect("open").store;
-        store.append(stored(1, &k)).expect("append");
-    }
-    let blocks = dir.path().join("blocks.dat");
-    let mut bytes = std::fs::read(&blocks).expect("read");
-    let last = bytes.len() - 1;
-    bytes[last] ^= 1;
-    std::fs::write(&blocks, &bytes).expect("write");
-    assert!(matches!(
-        BlockStore::open(dir.path()),
-        Err(StoreError::Corrupt { .. })
-    ));
+    damage(dir.path(), &seen.signature.0);
+    let err = BlockStore::open(dir.path()).err().expect("refused");
+    assert!(
+        err.to_string()
+            .contains("is corrupt at proposal 1 of height 1: checksum mismatch"),
+        "{err}"
+    );
 }
 
 #[test]
-fn the_proposals_file_is_emptied_only_now_and_then_and_keeps_what_is_current() {
+fn proposals_are_dropped_with_the_height_they_were_for_and_later_ones_kept() {
     let dir = tempfile::tempdir().expect("dir");
     let k = key(17);
     let me = k.public_key().address();
-    let path = dir.path().join("proposals.dat");
     let mut store = BlockStore::open(dir.path()).expect("open").store;
-    let mut height = 0;
-    let mut emptied = Vec::new();
-    while height < crate::store::PROPOSALS_KEPT as u64 + 2 {
-        height += 1;
+    for height in 1..=300 {
         store
             .save_proposal(part(height, 0, &k), true)
             .expect("save");
@@ -507,22 +427,76 @@ fn the_proposals_file_is_emptied_only_now_and_then_and_keeps_what_is_current() {
         store
             .save_proposal(part(height + 1, 0, &key(18)), false)
             .expect("save");
-        let before = std::fs::metadata(&path).expect("meta").len();
         store.append(stored(height, &k)).expect("append");
-        let after = std::fs::metadata(&path).expect("meta").len();
-        if after < before {
-            emptied.push(height);
-        }
         assert_eq!(store.proposal_by(&me, Height(height), Round::new(0)), None);
         assert_eq!(store.proposals_at(Height(height + 1)).count(), 1);
     }
-    // Two records a height: emptied when it holds PROPOSALS_KEPT, then (one record written again) once more.
-    let kept = crate::store::PROPOSALS_KEPT as u64;
-    assert_eq!(emptied, [kept / 2, kept]);
     drop(store);
     let opened = BlockStore::open(dir.path()).expect("reopen");
-    assert_eq!(opened.store.proposals_at(Height(height + 1)).count(), 1);
-    assert_eq!(opened.store.proposals_at(Height(height)).count(), 0);
+    assert_eq!(opened.store.proposals_at(Height(301)).count(), 1);
+    assert_eq!(opened.store.proposals_at(Height(300)).count(), 0);
+    assert_eq!(opened.blocks.len(), 300);
+}
+
+fn snapshot(height: u64) -> StoredSnapshot {
+    StoredSnapshot {
+        height,
+        app_hash: [(height as u8).wrapping_add(100); 32],
+        state: vec![height as u8; 40],
+    }
+}
+
+#[test]
+fn the_latest_snapshot_comes_with_the_blocks_after_it_and_old_blocks_are_pruned() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(20);
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=250 {
+            store.append(stored(h, &k)).expect("append");
+        }
+        store.save_snapshot(&snapshot(100), None).expect("save");
+        store.save_snapshot(&snapshot(200), Some(50)).expect("save");
+        let err = store
+            .save_snapshot(&snapshot(300), None)
+            .expect_err("above");
+        assert!(
+            err.to_string().contains("above the stored height 250"),
+            "{err}"
+        );
+        assert_eq!(store.get(149).expect("get"), None, "pruned");
+        assert_eq!(store.get(150).expect("get"), Some(stored(150, &k)));
+    }
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert_eq!(opened.snapshot, Some(snapshot(200)));
+    let heights: Vec<u64> = opened.blocks.iter().map(|b| b.height).collect();
+    assert_eq!(heights, (201..=250).collect::<Vec<_>>());
+    assert_eq!(opened.store.height(), 250);
+    drop(opened);
+    let all = BlockStore::read(dir.path()).expect("read");
+    assert_eq!(all.first().map(|b| b.height), Some(150));
+    assert_eq!(all.len(), 101);
+
+    // A snapshot with nothing after it still gives the store its height; a damaged one is refused.
+    let dir = tempfile::tempdir().expect("dir");
+    {
+        let mut store = BlockStore::open(dir.path()).expect("open").store;
+        for h in 1..=3 {
+            store.append(stored(h, &k)).expect("append");
+        }
+        store.save_snapshot(&snapshot(3), Some(1)).expect("save");
+    }
+    let opened = BlockStore::open(dir.path()).expect("reopen");
+    assert!(opened.blocks.is_empty());
+    assert_eq!(opened.store.height(), 3);
+    drop(opened);
+    damage(dir.path(), &[3; 40]);
+    let err = BlockStore::open(dir.path()).err().expect("refused");
+    assert!(
+        err.to_string()
+            .contains("is corrupt at the snapshot at height 3: checksum mismatch"),
+        "{err}"
+    );
 }
 
 #[test]

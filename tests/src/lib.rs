@@ -97,7 +97,8 @@ mod corpus_apps {
         outcomes.get(i).copied()
     }
 
-    /// Four agents run the app for two simulated minutes of one-second blocks; every replica must agree.
+    /// Four agents run the app for two simulated minutes of one-second blocks; every replica must agree, and
+    /// the first one's snapshot must restore.
     /// Byzantine and crashing agents are the simulation's own tests' business: here the app itself is on trial.
     fn run<S, H>(seed: u64, harness: Arc<H>, logic: Arc<S::Logic>) -> Result<Ran, String>
     where
@@ -107,7 +108,7 @@ mod corpus_apps {
         let agents: Vec<(AgentId, Arc<H>)> = (0..4)
             .map(|i| (format!("agent{i}"), Arc::clone(&harness)))
             .collect();
-        let mut net = Network::<S, H>::with_rounds(Config::new(seed), agents, logic)
+        let mut net = Network::<S, H>::with_rounds(Config::new(seed), agents, Arc::clone(&logic))
             .map_err(|e| format!("{e:?}"))?;
         net.run_for(120_000).map_err(|e| format!("{e:?}"))?;
         net.agreement().map_err(|e| format!("{e:?}"))?;
@@ -121,6 +122,18 @@ mod corpus_apps {
             ran.entered.extend(applied.steps.iter().map(|t| t.to));
         }
         ran.finished = net.app(0).is_some_and(|app| S::is_final(app.state()));
+        // The replica's snapshot restores to a replica of the same hash: every generated round and data type
+        // decodes what it encodes.
+        if let Some(app) = net.app(0) {
+            let bytes = app.snapshot().map_err(|e| e.to_string())?;
+            fsmc_runtime::app::App::<S>::restore(
+                app.genesis().clone(),
+                logic,
+                &bytes,
+                app.app_hash(),
+            )
+            .map_err(|e| format!("at height {}: {e}", app.height()))?;
+        }
         Ok(ran)
     }
 

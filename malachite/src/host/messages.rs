@@ -417,6 +417,7 @@ impl Host {
             certificate,
             app_hash: app_hash.0,
         })?;
+        self.store_snapshot()?;
         self.tip = Tip {
             height,
             time_ms: value.time_ms,

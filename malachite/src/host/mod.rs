@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Display, Formatter};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
-use tracing::{debug, error, warn};
+use tracing::{debug, error, info, warn};
 
 use fsmc_runtime::app::{AppHash, Block};
 use malachitebft_app_channel::app::engine::host::HeightParams;
@@ -26,7 +26,7 @@ use malachitebft_app_channel::{Channels, NetworkMsg, NetworkRequest};
 use crate::config::{NodeSettings, now_ms};
 use crate::observe::Probe;
 use crate::signing::{PrivateKey, hex};
-use crate::store::{BlockStore, StoreError};
+use crate::store::{BlockStore, StoreError, StoredSnapshot};
 use crate::types::{
     Address, BlockValue, ChainHello, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx,
     ValidatorSet, ValueId,
@@ -61,6 +61,8 @@ pub(crate) enum FromApp {
     Tx(SignedTx),
     /// The payloads the replica awaits now.
     Awaiting(Awaited),
+    /// The replica's state at a height, to store once that height's block is stored.
+    Snapshot(StoredSnapshot),
 }
 
 /// The replica's side of the channels, as the host holds them.
@@ -169,6 +171,8 @@ pub(crate) struct Host {
     settings: NodeSettings,
     timeouts: LinearTimeouts,
     store: BlockStore,
+    /// A snapshot the replica sent before its block was stored.
+    snapshot: Option<StoredSnapshot>,
     tip: Tip,
     candidates: BTreeMap<(u64, ValueId), Candidate>,
     /// Proposal parts for heights not started yet.
@@ -222,6 +226,7 @@ impl Host {
             candidates: BTreeMap::new(),
             early: Vec::new(),
             store,
+            snapshot: None,
             streams: 0,
             round_started: None,
             awaited: None,
@@ -234,6 +239,16 @@ impl Host {
             port,
             probe,
         }
+    }
+
+    /// Stores the replica's snapshot once its height's block is stored (and prunes, as configured).
+    pub(crate) fn store_snapshot(&mut self) -> Result<(), HostError> {
+        if let Some(snapshot) = self.snapshot.take_if(|s| s.height <= self.store.height()) {
+            self.store
+                .save_snapshot(&snapshot, self.settings.retain_blocks)?;
+            info!(height = snapshot.height, "stored a snapshot");
+        }
+        Ok(())
     }
 
     /// Remembers the transactions of already committed blocks (after a restart), so a payload the replica
@@ -270,6 +285,10 @@ impl Host {
                     Some(FromApp::Awaiting(awaited)) => {
                         self.awaited = Some(awaited);
                         Ok(())
+                    }
+                    Some(FromApp::Snapshot(snapshot)) => {
+                        self.snapshot = Some(snapshot);
+                        self.store_snapshot()
                     }
                     None => Err(HostError::Stopped("the replica stopped".into())),
                 },

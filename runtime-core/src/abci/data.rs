@@ -101,6 +101,44 @@ impl<D: Clone> Periods<D> {
     }
 }
 
+/// The most past periods a decoded history may hold: far beyond any history depth a genesis sets.
+const MAX_DECODED_PAST: u64 = 1 << 20;
+
+// A replica's snapshot holds every kept period: the current one, the history before it, and the period number.
+// The history is written as a count and its periods one by one, not as a borsh `Vec`, which refuses the data of
+// a machine without keys (`()`, a zero-sized type).
+impl<D: borsh::BorshSerialize> borsh::BorshSerialize for Periods<D> {
+    fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
+        self.current.serialize(writer)?;
+        (self.past.len() as u64).serialize(writer)?;
+        for data in &self.past {
+            data.serialize(writer)?;
+        }
+        self.period.serialize(writer)
+    }
+}
+
+impl<D: borsh::BorshDeserialize> borsh::BorshDeserialize for Periods<D> {
+    fn deserialize_reader<R: borsh::io::Read>(reader: &mut R) -> borsh::io::Result<Self> {
+        let current = D::deserialize_reader(reader)?;
+        let count = u64::deserialize_reader(reader)?;
+        if count > MAX_DECODED_PAST {
+            return Err(borsh::io::Error::new(
+                borsh::io::ErrorKind::InvalidData,
+                format!("a history of {count} periods"),
+            ));
+        }
+        let past = (0..count)
+            .map(|_| D::deserialize_reader(reader))
+            .collect::<borsh::io::Result<Vec<D>>>()?;
+        Ok(Periods {
+            current,
+            past,
+            period: u64::deserialize_reader(reader)?,
+        })
+    }
+}
+
 /// Required keys that were not present, sorted and without repeats.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MissingKeys {

@@ -54,6 +54,8 @@ mod context;
 #[cfg(test)]
 mod node_tests;
 mod replica;
+#[cfg(test)]
+mod snapshot_tests;
 mod spec;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! One replica of an app: a deterministic function of the blocks it is fed.
 
-use borsh::BorshSerialize;
+use borsh::{BorshDeserialize, BorshSerialize};
 use std::collections::BTreeSet;
 use std::fmt::{self, Debug, Display, Formatter};
 use std::sync::Arc;
@@ -56,6 +56,9 @@ pub enum AppError {
     },
     /// The state could not be encoded for hashing (a value the encoding refuses, such as a NaN float).
     Encode(EncodeError),
+    /// A snapshot could not be restored: it does not decode, is of another genesis, or its state does not
+    /// hash to the app hash recorded with it.
+    Snapshot(String),
 }
 
 impl Display for AppError {
@@ -70,6 +73,7 @@ impl Display for AppError {
                 "block time {got_ms} ms is before the previous block's {last_ms} ms"
             ),
             Self::Encode(e) => Display::fmt(e, f),
+            Self::Snapshot(why) => write!(f, "the snapshot cannot be restored: {why}"),
         }
     }
 }
@@ -113,6 +117,21 @@ pub struct Rejected {
     pub reason: Rejection,
 }
 
+/// The version of [`App::snapshot`]'s encoding.
+const SNAPSHOT_VERSION: u8 = 1;
+
+/// The fixed part of a snapshot: version, previous hash, height, time, state, round number, round start, the
+/// round's blocks; then genesis agents, participants, keeper, failed keepers.
+type SnapshotHead = (
+    (u8, AppHash, u64, u64, String, u64, u64, u64),
+    (
+        BTreeSet<AgentId>,
+        BTreeSet<AgentId>,
+        Option<AgentId>,
+        BTreeSet<AgentId>,
+    ),
+);
+
 /// What applying one block did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BlockReport<S: AppSpec> {
@@ -152,6 +171,8 @@ pub struct App<S: AppSpec> {
     failed_keepers: BTreeSet<AgentId>,
     /// The states entered in this period, for behaviours (derived from the blocks, so not hashed).
     visited: Vec<S::State>,
+    /// The hash before the last block: the hash chains it, so a restored replica needs it to check its own.
+    previous: AppHash,
     hash: AppHash,
 }
 
@@ -197,6 +218,7 @@ impl<S: AppSpec> App<S> {
             keeper: None,
             failed_keepers: BTreeSet::new(),
             visited: vec![S::START],
+            previous: AppHash::GENESIS,
             hash: AppHash::GENESIS,
             genesis,
         };
@@ -267,6 +289,7 @@ impl<S: AppSpec> App<S> {
         }
 
         self.end_block(&mut report);
+        self.previous = self.hash;
         self.hash = self.compute_hash()?;
         report.app_hash = self.hash;
         Ok(report)
@@ -421,6 +444,109 @@ impl<S: AppSpec> App<S> {
         self.encode_state(&mut w)
             .map_err(|e| AppError::Encode(EncodeError(e.to_string())))?;
         Ok(w.finish())
+    }
+
+    /// The replica's whole state in one encoding (the hashed state, every kept period and the states visited
+    /// in this period), for [`App::restore`]: a node stores it every so many heights and starts from the latest
+    /// one instead of replaying every block, or hands it to a node that catches up.
+    pub fn snapshot(&self) -> Result<Vec<u8>, AppError> {
+        let mut bytes = Vec::new();
+        let visited: Vec<&str> = self.visited.iter().map(|s| S::state_name(*s)).collect();
+        let written = (
+            SNAPSHOT_VERSION,
+            self.previous,
+            self.height,
+            self.time_ms,
+            S::state_name(self.state),
+            self.round_count,
+            self.round_started_ms,
+            self.round_blocks,
+            &self.genesis.agents,
+            &self.participants,
+            &self.keeper,
+            &self.failed_keepers,
+        )
+            .serialize(&mut bytes)
+            .and_then(|()| (&self.periods, visited, &self.round).serialize(&mut bytes));
+        written.map_err(|e| AppError::Encode(EncodeError(e.to_string())))?;
+        Ok(bytes)
+    }
+
+    /// The replica a [`App::snapshot`] was taken of, for `genesis` and `logic` (the same on every replica),
+    /// checked: the snapshot must decode whole, be of `genesis`' agents, and its state must hash to `expected`,
+    /// the app hash recorded with it (a node's own store, or a quorum's certificate for a peer's snapshot).
+    pub fn restore(
+        genesis: Genesis,
+        logic: Arc<S::Logic>,
+        bytes: &[u8],
+        expected: AppHash,
+    ) -> Result<Self, AppError> {
+        let bad = |e: borsh::io::Error| AppError::Snapshot(format!("it does not decode: {e}"));
+        let mut reader = bytes;
+        let head = <SnapshotHead>::deserialize_reader(&mut reader).map_err(bad)?;
+        let (
+            version,
+            previous,
+            height,
+            time_ms,
+            state,
+            round_count,
+            round_started_ms,
+            round_blocks,
+        ) = head.0;
+        let (agents, participants, keeper, failed_keepers) = head.1;
+        if version != SNAPSHOT_VERSION {
+            return Err(AppError::Snapshot(format!("unknown version {version}")));
+        }
+        if agents != genesis.agents {
+            return Err(AppError::Snapshot(
+                "it is of another genesis' agents".into(),
+            ));
+        }
+        let tail =
+            <(Periods<S::Data>, Vec<String>, Option<S::Round>)>::deserialize_reader(&mut reader)
+                .map_err(bad)?;
+        if !reader.is_empty() {
+            return Err(AppError::Snapshot(format!(
+                "{} bytes follow it",
+                reader.len()
+            )));
+        }
+        let (periods, visited_names, round) = tail;
+        let named = |name: &str| {
+            S::state_named(name)
+                .ok_or_else(|| AppError::Snapshot(format!("no state is named {name}")))
+        };
+        let visited = visited_names
+            .iter()
+            .map(|n| named(n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut app = App {
+            genesis,
+            logic,
+            height,
+            time_ms,
+            state: named(&state)?,
+            round,
+            round_count,
+            round_started_ms,
+            round_blocks,
+            periods,
+            participants,
+            keeper,
+            failed_keepers,
+            visited,
+            previous,
+            hash: previous,
+        };
+        let hash = app.compute_hash()?;
+        if hash != expected {
+            return Err(AppError::Snapshot(format!(
+                "its state hashes to {hash}, not to the recorded {expected}"
+            )));
+        }
+        app.hash = hash;
+        Ok(app)
     }
 
     /// The app hash after the last block (at genesis, the hash of the genesis state).

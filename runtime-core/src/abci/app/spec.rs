@@ -6,7 +6,7 @@
 //! members of `AppSpec` only the driver calls, and every other item here, are hidden from the documentation:
 //! generated code implements and fills them in, users never do.
 
-use borsh::BorshSerialize;
+use borsh::{BorshDeserialize, BorshSerialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::{self, Debug, Display, Formatter};
 use std::time::Duration;
@@ -27,7 +27,7 @@ pub trait AppSpec: Copy + Eq + Debug + Sized + Send + Sync + 'static {
     /// The generated `Event` enum.
     type Event: Copy + Eq + Debug + Display + Send + Sync + 'static;
     /// The generated synchronized data.
-    type Data: Clone + Default + Debug + BorshSerialize + Send + Sync + 'static;
+    type Data: Clone + Default + Debug + BorshSerialize + BorshDeserialize + Send + Sync + 'static;
     /// The generated round in progress: one variant per non-final round, typed by kind and payload.
     type Round: AppRound<Self>;
     /// The app's own decisions, for its custom rounds: `dyn Rounds` of the generated trait, or [`NoRounds`].
@@ -44,6 +44,8 @@ pub trait AppSpec: Copy + Eq + Debug + Sized + Send + Sync + 'static {
 
     /// The spec's name of `state`.
     fn state_name(state: Self::State) -> &'static str;
+    /// The state the spec names `name` (a replica restored from a snapshot names its states).
+    fn state_named(name: &str) -> Option<Self::State>;
     /// The transition function.
     fn next(state: Self::State, event: Self::Event) -> Option<Self::State>;
     /// Whether `state` is final: the app stops there.
@@ -65,7 +67,9 @@ pub struct NoRounds;
 
 /// The round of one state, as generated: typed payloads in, a decision and data writes out.
 #[doc(hidden)]
-pub trait AppRound<S: AppSpec>: Clone + Debug + BorshSerialize + Send + Sync {
+pub trait AppRound<S: AppSpec>:
+    Clone + Debug + BorshSerialize + BorshDeserialize + Send + Sync
+{
     /// Decodes `payload` as this round's payload type and records it from `sender`, or says why not. A
     /// rejected payload changes nothing.
     fn deliver(

@@ -3,10 +3,10 @@
 
 use super::*;
 use crate::abci::rounds::{
-    CollectDifferentUntilThreshold, CollectSameUntilAll, CollectSameUntilThreshold,
+    CollectDifferentUntilThreshold, CollectSameUntilAll, CollectSameUntilThreshold, DecodeRound,
     OnlyKeeperSends, Outcome, OutcomeKind, Participants, Round as _, RoundError,
 };
-use borsh::BorshSerialize;
+use borsh::{BorshDeserialize, BorshSerialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -60,6 +60,16 @@ impl BorshSerialize for Data {
     }
 }
 
+impl BorshDeserialize for Data {
+    fn deserialize_reader<R: borsh::io::Read>(r: &mut R) -> borsh::io::Result<Self> {
+        Ok(Data {
+            observations: BorshDeserialize::deserialize_reader(r)?,
+            estimate: BorshDeserialize::deserialize_reader(r)?,
+            sent: BorshDeserialize::deserialize_reader(r)?,
+        })
+    }
+}
+
 #[derive(Clone, Debug)]
 pub(super) enum TestRound {
     Register(CollectSameUntilAll<AgentId, String>),
@@ -72,14 +82,29 @@ pub(super) enum TestRound {
 
 impl BorshSerialize for TestRound {
     fn serialize<W: borsh::io::Write>(&self, w: &mut W) -> borsh::io::Result<()> {
+        // A tag first, as generated code writes: the round decodes by it.
         match self {
-            TestRound::Register(r) => r.serialize(w),
-            TestRound::Observe(r) => r.serialize(w),
-            TestRound::Agree(r) => r.serialize(w),
-            TestRound::Elect(r) => r.serialize(w),
-            TestRound::Send(r) => r.serialize(w),
-            TestRound::Reset(r) => r.serialize(w),
+            TestRound::Register(r) => (0u8, r).serialize(w),
+            TestRound::Observe(r) => (1u8, r).serialize(w),
+            TestRound::Agree(r) => (2u8, r).serialize(w),
+            TestRound::Elect(r) => (3u8, r).serialize(w),
+            TestRound::Send(r) => (4u8, r).serialize(w),
+            TestRound::Reset(r) => (5u8, r).serialize(w),
         }
+    }
+}
+
+impl BorshDeserialize for TestRound {
+    fn deserialize_reader<R: borsh::io::Read>(r: &mut R) -> borsh::io::Result<Self> {
+        Ok(match u8::deserialize_reader(r)? {
+            0 => TestRound::Register(DecodeRound::decode_round(r, 0)?),
+            1 => TestRound::Observe(DecodeRound::decode_round(r, 0)?),
+            2 => TestRound::Agree(DecodeRound::decode_round(r, 0)?),
+            3 => TestRound::Elect(DecodeRound::decode_round(r, 0)?),
+            4 => TestRound::Send(DecodeRound::decode_round(r, 0)?),
+            5 => TestRound::Reset(DecodeRound::decode_round(r, 0)?),
+            _ => return Err(borsh::io::ErrorKind::InvalidData.into()),
+        })
     }
 }
 
@@ -244,6 +269,19 @@ impl AppSpec for TestApp {
             State::Send => "Send",
             State::Reset => "Reset",
         }
+    }
+
+    fn state_named(name: &str) -> Option<State> {
+        [
+            State::Register,
+            State::Observe,
+            State::Agree,
+            State::Elect,
+            State::Send,
+            State::Reset,
+        ]
+        .into_iter()
+        .find(|s| Self::state_name(*s) == name)
     }
 
     fn next(state: State, event: Event) -> Option<State> {

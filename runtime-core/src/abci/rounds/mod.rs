@@ -40,6 +40,7 @@
 // an app, and the generated `Round` enum shows them.
 
 mod custom;
+mod decode;
 mod keeper;
 mod kind;
 mod until_all;
@@ -52,6 +53,7 @@ use borsh::BorshSerialize;
 use std::fmt::{self, Display, Formatter};
 
 pub use custom::Custom;
+pub use decode::DecodeRound;
 pub use keeper::{Degenerate, OnlyKeeperSends};
 pub use kind::{Need, Outcome, OutcomeKind, RoundKind};
 pub use until_all::{CollectDifferentUntilAll, CollectSameUntilAll};

@@ -125,12 +125,22 @@ fn data_encoding(m: &Machine) -> TokenStream {
         return quote! {};
     }
     let fields = m.keys.iter().map(|k| snake(&k.name.text));
+    let read = fields.clone();
     quote! {
         // The canonical encoding the app hash is computed over: every key, in spec order.
         impl ::fsmc_runtime::borsh::BorshSerialize for Data {
             fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
                 #(::fsmc_runtime::borsh::BorshSerialize::serialize(&self.#fields, writer)?;)*
                 ::core::result::Result::Ok(())
+            }
+        }
+
+        // The same encoding read back, for a replica restored from a snapshot.
+        impl ::fsmc_runtime::borsh::BorshDeserialize for Data {
+            fn deserialize_reader<R: ::fsmc_runtime::borsh::io::Read>(reader: &mut R) -> ::fsmc_runtime::borsh::io::Result<Self> {
+                ::core::result::Result::Ok(Data {
+                    #(#read: ::fsmc_runtime::borsh::BorshDeserialize::deserialize_reader(reader)?,)*
+                })
             }
         }
     }
@@ -171,6 +181,19 @@ fn types<'a>(m: &Machine, rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenSt
             }
         })
     };
+    let decodes = {
+        let rounds = Rc::clone(rounds);
+        lists.list(Kind::Arm, rounds.len(), move |i| {
+            let Some(r) = rounds.get(i) else {
+                return TokenStream::new();
+            };
+            let (sv, n) = (&r.state, r.confirmations);
+            let tag = u32::try_from(i).unwrap_or(u32::MAX);
+            quote! {
+                #tag => ::core::result::Result::Ok(Round::#sv(::fsmc_runtime::rounds::DecodeRound::decode_round(reader, #n)?)),
+            }
+        })
+    };
     quote! {
         #[doc = #spec_doc]
         ///
@@ -205,6 +228,17 @@ fn types<'a>(m: &Machine, rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenSt
             fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
                 match self {
                     #tags
+                }
+            }
+        }
+
+        // The same encoding read back, for a replica restored from a snapshot: the tag names the round, and
+        // the spec says how many confirmations it requires.
+        impl ::fsmc_runtime::borsh::BorshDeserialize for Round {
+            fn deserialize_reader<R: ::fsmc_runtime::borsh::io::Read>(reader: &mut R) -> ::fsmc_runtime::borsh::io::Result<Self> {
+                match <u32 as ::fsmc_runtime::borsh::BorshDeserialize>::deserialize_reader(reader)? {
+                    #decodes
+                    _ => ::core::result::Result::Err(::fsmc_runtime::borsh::io::ErrorKind::InvalidData.into()),
                 }
             }
         }
@@ -406,6 +440,10 @@ fn spec_impl<'a>(
 
             fn state_name(state: State) -> &'static str {
                 state.name()
+            }
+
+            fn state_named(name: &str) -> ::core::option::Option<State> {
+                State::from_name(name)
             }
 
             fn next(state: State, event: Event) -> ::core::option::Option<State> {
