@@ -64,7 +64,9 @@ pub(crate) fn run(args: GenArgs, out: &mut dyn Write, err: &mut dyn Write, tty: 
             .file_name()
             .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
     };
-    let tests = args.tests.then_some(codegen::tests::TestOptions { tour: args.tour });
+    let tests = args
+        .tests
+        .then_some(codegen::tests::TestOptions { tour: args.tour });
     let internal = |err: &mut dyn Write, e: &str| {
         let _ = writeln!(
             err,

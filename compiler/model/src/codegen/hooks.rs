@@ -441,6 +441,8 @@ fn fire<'a>(m: &'a Machine, profile: Option<&TokenStream>, lists: &Lists<'a>) ->
     };
     let result =
         quote! { ::core::result::Result<State, ::fsmc_runtime::InvalidTransition<State, Event>> };
+    // With a profile, an action of one side that receives its event's data is an `if let` inside the side's
+    // `if`: collapsing the two takes a let chain, which a user's crate on edition 2021 cannot compile.
     match profile {
         Some(p) => quote! {
             impl State {
@@ -452,6 +454,7 @@ fn fire<'a>(m: &'a Machine, profile: Option<&TokenStream>, lists: &Lists<'a>) ->
                 }
 
                 /// [`State::fire`], with what the profile adds to the transition (`t.profile` in every hook).
+                #[allow(clippy::collapsible_if)]
                 pub fn fire_with<'a, H: Hooks + ?Sized>(self, message: &'a Message, profile: &'a #p, hooks: &mut H) -> #result {
                     #body
                 }

@@ -328,7 +328,8 @@ pub(crate) fn coverage<'a>(m: &'a Machine, lists: &Lists<'a>) -> TokenStream {
         let event = t.event.map_or("-", |e| m.event(e).name.text.as_str());
         (from, event, m.state(t.to).name.text.as_str())
     };
-    let mut seen: std::collections::HashMap<(&str, &str, &str), u32> = std::collections::HashMap::new();
+    let mut seen: std::collections::BTreeMap<(&str, &str, &str), u32> =
+        std::collections::BTreeMap::new();
     let ordinals: Vec<u32> = order
         .iter()
         .map(|&i| {
