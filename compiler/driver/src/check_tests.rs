@@ -705,3 +705,39 @@ fn outcomes_are_those_upstreams_round_classes_decide() {
                (ARound, DONE) -> BRound; (ARound, EMPTY) -> BRound; }";
     assert_eq!(codes(src), []);
 }
+
+#[test]
+fn work_in_progress_plain_machines_warn_where_abci_machines_fail() {
+    use fsmc_base::diag::Severity;
+    let severities = |src: &str| -> Vec<(Code, Severity)> {
+        check("test.fsm", src)
+            .iter()
+            .map(|d| (d.code, d.severity))
+            .collect()
+    };
+    // A plain machine in progress: an event declared ahead of its transition, a state not yet wired in.
+    let plain = "machine M { event GO, LATER; start default state A; state Draft; final state B; \
+                 (A, GO) -> B; (Draft, GO) -> B; }";
+    assert_eq!(
+        severities(plain),
+        [
+            (Code::UnusedEvent, Severity::Warning),
+            (Code::UnreachableState, Severity::Warning)
+        ]
+    );
+    // The lint attributes silence them as they silence any lint.
+    let allowed = format!("#![allow(unused_event, unreachable_state)] {plain}");
+    assert_eq!(codes(&allowed), []);
+    let denied = format!("#![deny(unused_event)] {plain}");
+    assert_eq!(
+        severities(&denied),
+        [
+            (Code::UnusedEvent, Severity::Error),
+            (Code::UnreachableState, Severity::Warning)
+        ]
+    );
+    // Open Autonomy's checker rejects both, so an abci machine keeps them errors whatever the attributes say.
+    let abci = "#![allow(unused_event)] machine PAbciApp: abci { event DONE, EXTRA; \
+                start default state ARound: collect_same_until_all; final state BRound; (ARound, DONE) -> BRound; }";
+    assert_eq!(severities(abci), [(Code::UnusedEvent, Severity::Error)]);
+}

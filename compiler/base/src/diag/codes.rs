@@ -1,7 +1,10 @@
 //! The catalogue of diagnostic codes: one stable code and name per condition fsmc reports.
 //!
 //! Codes never change meaning once published. Hard errors (`E…`) cannot be silenced; lints (`W…`) have a
-//! default level that a spec (`#![allow(name)]`) or the command line (`--allow CODE`) can change.
+//! default level that a spec (`#![allow(name)]`) or the command line (`--allow CODE`) can change. A few
+//! errors are lints on plain machines only (see [`Code::plain_level`]): a spec in progress may leave a state
+//! unreachable or an event unused, while the profiles whose upstream checkers reject those keep them errors.
+//! Their `E` codes stay, so a code means one condition whatever the profile; only its level differs.
 //! Every code has one minimal failing spec in `specs/invalid/`, enforced by a test.
 
 use std::fmt;
@@ -55,6 +58,12 @@ macro_rules! codes {
                 match self { $( Code::$variant => codes!(@level $kind), )* }
             }
 
+            /// The default level on a plain machine (no profile): a lint's own level, and `Warn` for the
+            /// errors that a spec in progress is allowed to have there.
+            pub fn plain_level(self) -> Option<Level> {
+                match self { $( Code::$variant => codes!(@plain $kind), )* }
+            }
+
             /// One line describing the condition.
             pub fn summary(self) -> &'static str {
                 match self { $( Code::$variant => $summary, )* }
@@ -65,6 +74,9 @@ macro_rules! codes {
     (@level warn) => { Some(Level::Warn) };
     (@level deny) => { Some(Level::Deny) };
     (@level allow) => { Some(Level::Allow) };
+    (@level plain_warn) => { None };
+    (@plain plain_warn) => { Some(Level::Warn) };
+    (@plain $kind:ident) => { codes!(@level $kind) };
 }
 
 codes! {
@@ -113,10 +125,10 @@ codes! {
     DefaultNotStart = "E0209", "default_start_not_start", error, "the default start state is not among the start states";
     UnlistedState = "E0210", "state_not_listed", error, "a start or final state is not in the machine's state list";
     // Graph.
-    UnreachableState = "E0301", "unreachable_state", error, "a state cannot be reached from any start state";
+    UnreachableState = "E0301", "unreachable_state", plain_warn, "a state cannot be reached from any start state";
     DeadEnd = "E0302", "dead_end_state", error, "a non-final state has no outgoing transition";
     NoPathToFinal = "W0303", "no_path_to_final", warn, "a state cannot reach any final state";
-    UnusedEvent = "E0304", "unused_event", error, "an event is declared but no transition uses it";
+    UnusedEvent = "E0304", "unused_event", plain_warn, "an event is declared but no transition uses it";
     EventNeverHandled = "W0305", "event_never_handled", warn, "an event is handled only in states that can never be reached";
     // Round rules (Open Autonomy profile).
     MissingRoundEvent = "E0401", "missing_round_event", error, "a round can emit an event that has no transition";
@@ -192,8 +204,10 @@ impl Code {
             .find(|c| c.id().eq_ignore_ascii_case(s) || c.name().eq_ignore_ascii_case(s))
     }
 
+    /// Whether `allow`, `warn` and `deny` accept the code: a lint, or an error that is a lint on plain
+    /// machines (there the levels apply; on other profiles it stays an error whatever they say).
     pub fn is_lint(self) -> bool {
-        self.default_level().is_some()
+        self.plain_level().is_some()
     }
 
     /// The long explanation `fsmc explain CODE` prints, in Markdown: what the rule is and why it exists, an
@@ -336,8 +350,9 @@ mod tests {
         for c in Code::ALL {
             let id = c.id();
             assert_eq!(id.len(), 5, "{id}");
-            // Lints carry W, hard errors carry E, so a reader can tell them apart at a glance.
-            assert_eq!(id.starts_with('W'), c.is_lint(), "{id}");
+            // Lints carry W, errors carry E, so a reader can tell them apart at a glance; an error that is a
+            // lint on plain machines only keeps its E.
+            assert_eq!(id.starts_with('W'), c.default_level().is_some(), "{id}");
         }
     }
 

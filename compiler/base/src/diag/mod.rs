@@ -123,12 +123,30 @@ impl LintLevels {
     }
 
     pub fn level(&self, code: Code) -> Option<Level> {
-        self.overrides.get(&code).copied().or(code.default_level())
+        self.level_in(code, false)
     }
 
-    /// Applies the level to a diagnostic: `None` when the lint is allowed.
-    pub fn apply(&self, mut d: Diagnostic) -> Option<Diagnostic> {
-        match self.level(d.code) {
+    /// The level in force on a plain machine (`plain`) or any other: an error that is a lint on plain
+    /// machines only ignores the levels elsewhere.
+    pub fn level_in(&self, code: Code, plain: bool) -> Option<Level> {
+        let default = if plain {
+            code.plain_level()
+        } else {
+            code.default_level()
+        };
+        default?;
+        self.overrides.get(&code).copied().or(default)
+    }
+
+    /// Applies the level to a diagnostic of a machine with a profile, or of an app: `None` when the lint is
+    /// allowed.
+    pub fn apply(&self, d: Diagnostic) -> Option<Diagnostic> {
+        self.apply_in(d, false)
+    }
+
+    /// Applies the level to a diagnostic of a plain machine (`plain`) or any other.
+    pub fn apply_in(&self, mut d: Diagnostic, plain: bool) -> Option<Diagnostic> {
+        match self.level_in(d.code, plain) {
             None | Some(Level::Deny) => {
                 d.severity = Severity::Error;
                 Some(d)
@@ -225,6 +243,22 @@ mod tests {
         );
         levels.set(Code::UnusedKey, Level::Allow);
         assert_eq!(levels.apply(d), None);
+        // An unused event is a warning on a plain machine, which `allow` silences, and an error elsewhere.
+        let unused = Diagnostic::new(Code::UnusedEvent, "x");
+        assert_eq!(
+            levels.apply(unused.clone()).map(|d| d.severity),
+            Some(Severity::Error)
+        );
+        assert_eq!(
+            levels.apply_in(unused.clone(), true).map(|d| d.severity),
+            Some(Severity::Warning)
+        );
+        levels.set(Code::UnusedEvent, Level::Allow);
+        assert_eq!(levels.apply_in(unused.clone(), true), None);
+        assert_eq!(
+            levels.apply(unused).map(|d| d.severity),
+            Some(Severity::Error)
+        );
         // Hard errors cannot be silenced.
         levels.set(Code::DuplicateState, Level::Allow);
         assert!(

@@ -287,7 +287,8 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
     };
     if args.deny_warnings {
         for code in Code::ALL.iter().filter(|c| c.is_lint()) {
-            if opts.lints.level(*code) == Some(Level::Warn) {
+            // Plain machines' levels: there an unused event is a warning that `-D warnings` denies too.
+            if opts.lints.level_in(*code, true) == Some(Level::Warn) {
                 opts.lints.set(*code, Level::Deny);
             }
         }

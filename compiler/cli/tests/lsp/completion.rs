@@ -273,7 +273,9 @@ fn in_an_attribute_the_lints() {
     check(
         "#![allow($0\nmachine M {}\n",
         expect![[r#"
+            unreachable_state (Constant)
             no_path_to_final (Constant)
+            unused_event (Constant)
             event_never_handled (Constant)
             short_timeout (Constant)
             shared_event (Constant)

@@ -39,13 +39,14 @@ pub fn check(spec: Spec) -> Report {
         diags.extend(
             check_machine(m)
                 .into_iter()
-                .filter_map(|d| m.lints.apply(d)),
+                .filter_map(|d| m.lints.apply_in(d, m.profile == Profile::Plain)),
         );
     }
     for m in &spec.machines {
         let mut found = Vec::new();
         system_of(m.profile).files(m, &spec, &mut found);
-        diags.extend(found.into_iter().filter_map(|d| m.lints.apply(d)));
+        let plain = m.profile == Profile::Plain;
+        diags.extend(found.into_iter().filter_map(|d| m.lints.apply_in(d, plain)));
     }
     names::modules(&spec, &mut diags);
     let mut composed = Vec::new();

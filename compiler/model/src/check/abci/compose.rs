@@ -345,7 +345,8 @@ fn preconditions(spec: &Spec, app: &App, out: &mut Vec<Diagnostic>) {
 /// A diagnostic about the composed machine, pointing at the component where the problem is and naming the app.
 /// An error becomes E0510; a lint keeps its code, so the app's lint levels (`#[allow(…)]`, `-A`) apply to it.
 pub(crate) fn wrap(app: &App, d: Diagnostic) -> Diagnostic {
-    let code = if d.code.is_lint() {
+    // An app is never a plain machine, so only a lint of every profile keeps its code.
+    let code = if d.code.default_level().is_some() {
         d.code
     } else {
         Code::ComposedCheck
