@@ -169,11 +169,7 @@ fn a_yaml_file_changed_on_disk_is_published_under_its_own_name() {
         price.fsm 8:24-8:41 `CollectPriceRound` error E0510: in the composed app `OracleAbciApp`: state `CollectPriceRound` is unreachable
             no path from any start state leads here
             help: add a transition into it, mark it `start`, or remove it
-            note: the composed machine fails E0301 (unreachable_state) once the chain is applied
-            related: main.fsm 4:4-4:17 `OracleAbciApp` composed here
-        price.fsm 12:16-12:34 `FinishedPriceRound` error E0510: in the composed app `OracleAbciApp`: state `FinishedPriceRound` is unreachable
-            no path from any start state leads here
-            help: add a transition into it, mark it `start`, or remove it
+            note: `FinishedPriceRound` is unreachable too: only this state and others behind it lead there
             note: the composed machine fails E0301 (unreachable_state) once the chain is applied
             related: main.fsm 4:4-4:17 `OracleAbciApp` composed here
         registration/fsm_specification.yaml 13:31-13:55 `FinishedRegistrationRond` error E0104: state `FinishedRegistrationRond` is not in `states`

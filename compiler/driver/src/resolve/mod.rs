@@ -95,7 +95,8 @@ pub fn resolve_entries(
         };
         let scope = scope(&spec, units, &defined, ui, &mut diags);
         for a in &file.apps {
-            let (mut app, complete) = lower_app(&spec, &scope, a, &mut diags);
+            let lost = lost_imports(file, &unit.imports);
+            let (mut app, complete) = lower_app(&spec, &scope, a, &lost, &mut diags);
             app.lints = lint_levels(&a.lints, &file_lints[ui], &mut diags).overlay(cli);
             // An app whose chain names an unknown machine is not composed: the composition of the machines
             // that remain would only report consequences of that one mistake (too few machines, dangling
@@ -212,11 +213,44 @@ fn scope(
     scope.into_iter().map(|(k, (id, _))| (k, id)).collect()
 }
 
-/// Lowers an app; the flag is false when a machine of its chain could not be found (reported).
+/// The imports of a file that could not be loaded (already reported): the names they would have brought into
+/// scope are unknown, and an app naming one of them reports nothing more.
+struct LostImports {
+    /// An import without an alias was lost: any name may have been in its file.
+    any: bool,
+    /// The aliases of lost imports.
+    aliases: Vec<String>,
+}
+
+impl LostImports {
+    fn may_define(&self, name: &str) -> bool {
+        self.any || self.aliases.iter().any(|a| a == name)
+    }
+}
+
+fn lost_imports(file: &ast::File, loaded: &[Option<usize>]) -> LostImports {
+    let mut lost = LostImports {
+        any: false,
+        aliases: Vec::new(),
+    };
+    for (import, unit) in file.imports.iter().zip(loaded) {
+        if unit.is_none() {
+            match &import.alias {
+                Some(alias) => lost.aliases.push(alias.text.to_string()),
+                None => lost.any = true,
+            }
+        }
+    }
+    lost
+}
+
+/// Lowers an app; the flag is false when a machine of its chain could not be found (reported, here or as the
+/// import that would have defined it).
 fn lower_app(
     spec: &Spec,
     scope: &BTreeMap<String, MachineId>,
     a: &ast::App,
+    lost: &LostImports,
     diags: &mut Vec<Diagnostic>,
 ) -> (App, bool) {
     let mut app = App {
@@ -243,6 +277,8 @@ fn lower_app(
                 app.chain.push((id, name.span));
                 app.chain_names.push(name.clone());
             }
+            // The import that failed is the mistake; that its machine is missing follows from it.
+            None if lost.may_define(&name.text) => {}
             None => {
                 let mut d = Diagnostic::new(
                     Code::UnknownMachine,

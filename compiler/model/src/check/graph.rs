@@ -216,18 +216,11 @@ fn states(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {
     // When no final state is reachable, every state "cannot reach a final state": the unreachable finals say
     // it once.
     let final_reachable = m.final_states().any(|f| g.reachable[f.index()]);
+    if has_start {
+        unreachable(m, g, quiet, out);
+    }
     for s in m.state_ids() {
         let st = m.state(s);
-        if has_start && !g.reachable[s.index()] && !quiet.unreachable.has(s.index()) {
-            out.push(
-                Diagnostic::new(
-                    Code::UnreachableState,
-                    format!("state `{}` is unreachable", st.name),
-                )
-                .at(st.name.span, "no path from any start state leads here")
-                .help("add a transition into it, mark it `start`, or remove it"),
-            );
-        }
         if !st.is_final && g.out_degree(s) == 0 && !quiet.dead_ends.has(s.index()) {
             let help = quiet
                 .dead_end_help
@@ -255,6 +248,80 @@ fn states(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// Reports the unreachable states, one error per region of them: a state that only unreachable states lead to
+/// is unreachable because they are, so it is named in a note of the state its region starts at rather than
+/// reported again (one missing transition would otherwise report every state behind it).
+///
+/// A region starts at an unreachable state no other unreachable state leads to; what those regions do not
+/// cover (unreachable cycles that nothing enters) starts a region at its first state in spec order. Each
+/// state belongs to the first region that reaches it, so the pass stays linear.
+fn unreachable(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {
+    let n = m.states.len();
+    let lost = |i: usize| !g.reachable[i] && !quiet.unreachable.has(i);
+    let mut entered = vec![false; n];
+    for t in &m.transitions {
+        if t.from != t.to && lost(t.from.index()) {
+            entered[t.to.index()] = true;
+        }
+    }
+    let mut covered = vec![false; n];
+    let mut regions: Vec<(StateId, Vec<StateId>)> = Vec::new();
+    let starts = m
+        .state_ids()
+        .filter(|s| lost(s.index()) && !entered[s.index()]);
+    let rest = m.state_ids().filter(|s| lost(s.index()));
+    for s in starts.collect::<Vec<_>>().into_iter().chain(rest) {
+        if std::mem::replace(&mut covered[s.index()], true) {
+            continue;
+        }
+        let mut behind = Vec::new();
+        let mut stack = vec![s];
+        while let Some(at) = stack.pop() {
+            for &t in g.outgoing.of(at) {
+                let to = m.transitions[t as usize].to;
+                if lost(to.index()) && !std::mem::replace(&mut covered[to.index()], true) {
+                    behind.push(to);
+                    stack.push(to);
+                }
+            }
+        }
+        regions.push((s, behind));
+    }
+    for (s, mut behind) in regions {
+        let st = m.state(s);
+        let mut d = Diagnostic::new(
+            Code::UnreachableState,
+            format!("state `{}` is unreachable", st.name),
+        )
+        .at(st.name.span, "no path from any start state leads here")
+        .help("add a transition into it, mark it `start`, or remove it");
+        if !behind.is_empty() {
+            behind.sort();
+            d = d.note(behind_note(m, &behind));
+        }
+        out.push(d);
+    }
+}
+
+/// The note naming the states only an unreachable state leads to, the first few by name.
+fn behind_note(m: &Machine, behind: &[StateId]) -> String {
+    const NAMED: usize = 5;
+    let mut names: Vec<String> = behind
+        .iter()
+        .take(NAMED)
+        .map(|s| format!("`{}`", m.state(*s).name))
+        .collect();
+    if behind.len() > NAMED {
+        names.push(format!("{} more", behind.len() - NAMED));
+    }
+    let list = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.concat(),
+    };
+    let verb = if behind.len() == 1 { "is" } else { "are" };
+    format!("{list} {verb} unreachable too: only this state and others behind it lead there")
 }
 
 fn events(m: &Machine, g: &Graph, quiet: &Quiet, out: &mut Vec<Diagnostic>) {

@@ -52,7 +52,12 @@ pub fn check(spec: Spec) -> Report {
     let mut composed = Vec::new();
     for app in &spec.apps {
         let (result, found) = check_app(&spec, app);
-        diags.extend(found.into_iter().filter_map(|d| app.lints.apply(d)));
+        let fresh: Vec<Diagnostic> = found
+            .into_iter()
+            .filter_map(|d| app.lints.apply(d))
+            .filter(|d| !said_by_component(&app.name.text, d, &diags))
+            .collect();
+        diags.extend(fresh);
         composed.push(result);
     }
     let diagnostics = fsmc_base::diag::finish(diags);
@@ -69,6 +74,21 @@ pub fn check(spec: Spec) -> Report {
             unchecked: None,
         }
     }
+}
+
+/// Whether `d`, found on the composed app `app`, repeats what a component machine already reported at the same
+/// place: one missing transition is one mistake, reported once, not once per machine and again per app.
+fn said_by_component(app: &str, d: &Diagnostic, machines: &[Diagnostic]) -> bool {
+    let Some(said) = d
+        .message
+        .strip_prefix(&format!("in the composed app `{app}`: "))
+    else {
+        return false;
+    };
+    let at = d.primary.as_ref().map(|l| l.span);
+    machines
+        .iter()
+        .any(|m| m.message == said && m.primary.as_ref().map(|l| l.span) == at)
 }
 
 /// The system whose rules a machine of this profile follows.
