@@ -38,7 +38,11 @@ fn a_clean_spec_exits_zero() {
     let (code, out, err) = fsmc(&[&"check", &workspace().join("specs/oracle/oracle.fsm")]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("checked 1 spec: ok"), "{err}");
+    // It says what it covered: the file given, the three it imports, their machines and the app.
+    assert!(
+        err.contains("fsmc: checked 4 files, 3 machines, 1 app: ok"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -77,7 +81,7 @@ fn lint_flags_allow_and_deny_by_name_or_code() {
     with_file("lints.fsm", WARNS.as_bytes(), |p| {
         let (code, out, err) = fsmc(&[&"check", &"-A", &"unused_key", &p]);
         assert_eq!((code, out.as_str()), (0, ""), "{err}");
-        assert!(err.contains("checked 1 spec: ok"), "{err}");
+        assert!(err.contains("checked 1 file, 1 machine: ok"), "{err}");
 
         let (code, out, _) = fsmc(&[&"check", &"-D", &"W0606", &p]);
         assert_eq!(code, 1, "{out}");
@@ -114,7 +118,7 @@ fn a_missing_file_exits_two() {
     // The path as given, with its directory, and no "ok" for a file that was never checked.
     assert!(err.contains(&missing.display().to_string()), "{err}");
     assert!(
-        err.contains("fsmc: checked 0 specs; 1 could not be read"),
+        err.contains("fsmc: checked 0 files, 0 machines; 1 could not be read"),
         "{err}"
     );
     assert!(!err.contains(": ok"), "{err}");
@@ -128,7 +132,7 @@ fn a_missing_file_beside_a_good_one_is_counted_apart() {
     let (code, _, err) = fsmc(&[&"check", &good, &missing]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("fsmc: checked 1 spec: ok; 1 could not be read"),
+        err.contains("fsmc: checked 4 files, 3 machines, 1 app: ok; 1 could not be read"),
         "{err}"
     );
     // Machine-readable formats report it in their own format, on stdout with the rest.

@@ -74,7 +74,8 @@ fn a_spec_that_is_a_device_or_a_fifo_is_refused_not_read() {
     let o = fsmc(s.path(), &["check", "."]);
     assert_eq!(o.code, 2, "{}", o.stderr);
     assert!(
-        o.stderr.contains("checked 1 spec: ok; 2 could not be read"),
+        o.stderr
+            .contains("checked 1 file, 1 machine: ok; 2 could not be read"),
         "{}",
         o.stderr
     );
@@ -99,7 +100,11 @@ fn directory_links_that_loop_are_walked_once() {
     std::os::unix::fs::symlink("door.fsm", s.path().join("a/same.fsm")).expect("symlink");
     let o = fsmc(s.path(), &["check", "."]);
     assert_eq!(o.code, 0, "{}", o.stderr);
-    assert!(o.stderr.contains("checked 1 spec: ok"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("checked 1 file, 1 machine: ok"),
+        "{}",
+        o.stderr
+    );
 }
 
 #[test]
@@ -251,7 +256,8 @@ fn a_long_import_chain_reads_each_file_once() {
     let o = fsmc(s.path(), &["check", "."]);
     assert_eq!(o.code, 0, "{}", o.stderr);
     assert!(
-        o.stderr.contains(&format!("checked {n} specs: ok")),
+        o.stderr
+            .contains(&format!("checked {n} files, {n} machines: ok")),
         "{}",
         o.stderr
     );

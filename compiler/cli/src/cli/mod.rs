@@ -320,6 +320,7 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
             .as_bytes(),
     );
     let all = std::mem::take(&mut compilation.diagnostics);
+    let counted = Counted::of(&compilation);
     // The command ends here: taking a large spec's trees and model apart, allocation by allocation, would only
     // delay the exit (a tenth of a 100,000-state check), and the process's end returns the memory at once.
     std::mem::forget(compilation);
@@ -327,11 +328,10 @@ fn check(args: CheckArgs, out: &mut dyn Write, err: &mut dyn Write, tty: bool) -
         status = 1;
     }
     if args.common.output.message_format == Format::Human {
-        let checked = files.len().saturating_sub(unreadable_files.len());
         let _ = writeln!(
             err,
             "{}",
-            summary_line(checked, &all, unreadable_files.len())
+            summary_line(&counted, &all, unreadable_files.len())
         );
     }
     status
@@ -399,12 +399,41 @@ fn report_unreadable(
     }
 }
 
-/// `fsmc: checked 3 specs: 2 errors; 1 could not be read`.
-fn summary_line(checked: usize, all: &[Diagnostic], unreadable: usize) -> String {
+/// What a check covered: the files read (those given and those they import), and the machines and apps they
+/// define. Counted from the model, so a file that imports another counts both, each once.
+struct Counted {
+    files: usize,
+    machines: usize,
+    apps: usize,
+}
+
+impl Counted {
+    fn of(c: &fsmc_driver::Compilation) -> Counted {
+        let spec = c.checked.as_ref().map(|k| k.spec()).or(c.spec.as_ref());
+        Counted {
+            files: c.files_read.len(),
+            machines: spec.map_or(0, |s| s.machines.len()),
+            apps: spec.map_or(0, |s| s.apps.len()),
+        }
+    }
+}
+
+/// `1 file`, `3 machines`.
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `fsmc: checked 3 files, 5 machines, 1 app: 2 errors; 1 could not be read`.
+fn summary_line(counted: &Counted, all: &[Diagnostic], unreadable: usize) -> String {
+    let checked = counted.files;
     let mut line = format!(
-        "fsmc: checked {checked} spec{}",
-        if checked == 1 { "" } else { "s" }
+        "fsmc: checked {}, {}",
+        count(checked, "file"),
+        count(counted.machines, "machine")
     );
+    if counted.apps > 0 {
+        line.push_str(&format!(", {}", count(counted.apps, "app")));
+    }
     if checked > 0 {
         line.push_str(": ");
         line.push_str(&if all.is_empty() {
