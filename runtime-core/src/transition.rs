@@ -92,6 +92,10 @@ pub struct InvalidTransition<S: 'static, E: 'static> {
     pub accepted: &'static [E],
     /// Why the event was refused.
     pub reason: Reason,
+    /// With [`Reason::NoGuardHeld`], the guard that said no on each candidate transition, in spec order and as
+    /// the spec writes it (`if paid`, `unless blocked`): the first of a candidate's guards that did not hold,
+    /// since the later ones were not asked. Empty for every other reason.
+    pub refused_by: Vec<&'static str>,
 }
 
 impl<M: Machine> InvalidTransition<M, M::Event> {
@@ -109,6 +113,17 @@ impl<M: Machine> InvalidTransition<M, M::Event> {
             event,
             accepted: state.accepted(),
             reason,
+            refused_by: Vec::new(),
+        }
+    }
+
+    /// The error for `event` sent to `state`, whose candidate transitions' guards all said no; `refused_by`
+    /// names the guard that said no on each.
+    #[doc(hidden)]
+    pub fn no_guard_held(state: M, event: M::Event, refused_by: Vec<&'static str>) -> Self {
+        Self {
+            refused_by,
+            ..Self::new(state, event, Reason::NoGuardHeld)
         }
     }
 }
@@ -126,10 +141,19 @@ impl<S: Display, E: Display> Display for InvalidTransition<S, E> {
         let (event, state) = (&self.event, &self.state);
         match &self.reason {
             Reason::NoGuardHeld => {
-                return write!(
+                write!(
                     f,
                     "event `{event}` was refused in state `{state}`: no guard of its transitions held"
-                );
+                )?;
+                // The guards that said no, so the message points at the code that refused.
+                if let Some((first, rest)) = self.refused_by.split_first() {
+                    write!(f, " (`{first}`")?;
+                    for guard in rest {
+                        write!(f, ", `{guard}`")?;
+                    }
+                    f.write_str(" said no)")?;
+                }
+                return Ok(());
             }
             Reason::NeedsGuards => {
                 return write!(
@@ -532,6 +556,12 @@ mod tests {
             "event `GO` was refused in state `Red`: no guard of its transitions held"
         );
         assert!(err.is_refused_by_hooks());
+        let err =
+            InvalidTransition::no_guard_held(Light::Red, Ev::Go, vec!["if clear", "unless jammed"]);
+        assert_eq!(
+            err.to_string(),
+            "event `GO` was refused in state `Red`: no guard of its transitions held (`if clear`, `unless jammed` said no)"
+        );
         let err = InvalidTransition::new(Light::Red, Ev::Go, Reason::NeedsGuards);
         assert_eq!(
             err.to_string(),

@@ -301,12 +301,19 @@ fn a_validator_refusal_runs_no_other_hook_and_changes_nothing() {
 
 #[test]
 fn a_failing_condition_runs_no_other_hook_and_changes_nothing() {
-    for (allowed, busy, asked) in [
-        (false, false, vec!["cond allowed Ask->Think @Ask"]),
+    // The refusal names the guard that said no: the first that did not hold (the later ones are not asked).
+    for (allowed, busy, asked, said_no) in [
+        (
+            false,
+            false,
+            vec!["cond allowed Ask->Think @Ask"],
+            "if allowed",
+        ),
         (
             true,
             true,
             vec!["cond allowed Ask->Think @Ask", "cond busy Ask->Think @Ask"],
+            "unless busy",
         ),
     ] {
         let mut r = Recorder {
@@ -318,6 +325,8 @@ fn a_failing_condition_runs_no_other_hook_and_changes_nothing() {
         let (result, calls) = fire(State::Ask, Event::Ask, "why?", &mut r);
         let err = result.unwrap_err();
         assert_eq!(err.reason, Reason::NoGuardHeld);
+        assert_eq!(err.refused_by, [said_no]);
+        assert!(err.to_string().ends_with(&format!("(`{said_no}` said no)")));
         assert!(err.is_refused_by_hooks());
         let mut expected = vec!["validate Ask->Think @Ask"];
         expected.extend(asked);

@@ -46,8 +46,9 @@ fn a_refused_guard_is_reported_as_refused() {
     assert_eq!(err.reason, Reason::NoGuardHeld);
     assert_eq!(
         err.to_string(),
-        "event `PLACE` was refused in state `Cart`: no guard of its transitions held"
+        "event `PLACE` was refused in state `Cart`: no guard of its transitions held (`if in_stock` said no)"
     );
+    assert_eq!(err.refused_by, ["if in_stock"]);
     // An event the state has no transition for is still "not accepted".
     let err = State::Cart.fire(&Event::Pay, &mut Stock(true)).unwrap_err();
     assert_eq!(err.reason, Reason::NotAccepted);

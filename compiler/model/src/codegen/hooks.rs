@@ -531,16 +531,19 @@ fn candidates(
     typed: &Typed,
     site: &[usize],
 ) -> TokenStream {
-    let refuse = |reason: TokenStream| {
-        quote! {
-            return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::new(self, event, ::fsmc_runtime::Reason::#reason))
-        }
-    };
     let (sv, ev) = (
         variant(&m.state(s).name.text),
         variant(&m.event(e).name.text),
     );
+    // When every candidate is guarded the event can be refused, and the refusal names the guard that said no on
+    // each candidate: each guard is then asked on its own, so the one that failed is known.
+    let refusable = list.iter().all(|&i| !m.transitions[i].guards.is_empty());
     let mut tries = TokenStream::new();
+    if refusable {
+        tries.extend(
+            quote! { let mut refused_by: ::std::vec::Vec<&'static str> = ::std::vec::Vec::new(); },
+        );
+    }
     let mut unguarded_last = false;
     for (k, &i) in list.iter().enumerate() {
         let t = &m.transitions[i];
@@ -556,23 +559,48 @@ fn candidates(
             unguarded_last = true;
             break;
         }
-        let conds = t.guards.iter().map(|g| {
+        let asks = t.guards.iter().map(|g| {
             let ask = typed::ask(m, &snake(&g.name.text), typed.guard(&g.name.text));
-            if g.negated {
-                quote! { !#ask }
-            } else {
-                ask
-            }
+            (
+                if g.negated {
+                    quote! { !#ask }
+                } else {
+                    ask
+                },
+                g,
+            )
         });
-        tries.extend(quote! {
-            if #(#conds)&&* {
-                COVERAGE.hit(#index);
-                break 'candidates #k;
-            }
-        });
+        if refusable {
+            let label = syn::Lifetime::new(&format!("'candidate_{k}"), Span::call_site());
+            let checks = asks.map(|(ask, g)| {
+                let written = format!(
+                    "{} {}",
+                    if g.negated { "unless" } else { "if" },
+                    g.name.text
+                );
+                quote! { if !(#ask) { refused_by.push(#written); break #label; } }
+            });
+            tries.extend(quote! {
+                #label: {
+                    #(#checks)*
+                    COVERAGE.hit(#index);
+                    break 'candidates #k;
+                }
+            });
+        } else {
+            let conds = asks.map(|(ask, _)| ask);
+            tries.extend(quote! {
+                if #(#conds)&&* {
+                    COVERAGE.hit(#index);
+                    break 'candidates #k;
+                }
+            });
+        }
     }
     if !unguarded_last {
-        tries.extend(refuse(quote! { NoGuardHeld }));
+        tries.extend(quote! {
+            return ::core::result::Result::Err(::fsmc_runtime::InvalidTransition::no_guard_held(self, event, refused_by))
+        });
     }
     quote! { (State::#sv, Event::#ev) => 'candidates: { #tries } }
 }
