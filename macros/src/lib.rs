@@ -331,31 +331,39 @@ fn rendered(c: &Compilation, d: &Diagnostic) -> String {
     }
 }
 
-/// The spec's warnings as compiler warnings. Stable Rust lets a macro raise no warning of its own, but using a
-/// deprecated item warns with the item's note: each warning becomes such a note, spanned at the spec argument,
-/// inside an anonymous constant so the names cannot clash with anything.
+/// The spec's warnings as compiler warnings.
+///
+/// Stable Rust lets a procedural macro raise no warning of its own (`proc_macro::Diagnostic` is unstable), but
+/// using a deprecated item warns with the item's note, and rustc names the item in the message: "use of
+/// deprecated constant `PATH`: NOTE". That path is the one thing the macro chooses, so it is made to read as
+/// the warning's source and code: a constant named after the code and lint (`W0606_unused_key`) inside a
+/// function `fsmc`, giving `_::fsmc::W0606_unused_key`, where a helper crate's generated names would read as
+/// noise. Each warning has its own anonymous constant, so two warnings of one code cannot clash, and nothing
+/// is added to the caller's namespace. The note is the rendered diagnostic without its code, which the path
+/// already shows; the use is spanned at the spec argument so the warning points into the invocation.
 fn warnings(args: &Args, c: &Compilation) -> proc_macro2::TokenStream {
-    let warnings = c
-        .diagnostics
+    let span = args.lit.span();
+    c.diagnostics
         .iter()
         .filter(|d| !d.is_error())
-        .enumerate()
-        .map(|(i, d)| {
-            proc_macro_warning::FormattedWarning::new_deprecated(
-                format!("fsmc_spec_warning_{i}"),
-                rendered(c, d),
-                args.lit.span(),
-            )
-        });
-    let warnings: Vec<_> = warnings.collect();
-    if warnings.is_empty() {
-        return proc_macro2::TokenStream::new();
-    }
-    quote! {
-        const _: () = {
-            #(#warnings)*
-        };
-    }
+        .map(|d| {
+            let name = Ident::new(&format!("{}_{}", d.code.id(), d.code.name()), span);
+            let text = rendered(c, d);
+            let prefix = format!("[{}] ", d.code.id());
+            let note = text.strip_prefix(&prefix).unwrap_or(&text);
+            quote::quote_spanned! {span=>
+                const _: () = {
+                    #[allow(non_snake_case, dead_code)]
+                    fn fsmc() {
+                        #[deprecated(note = #note)]
+                        #[allow(non_upper_case_globals)]
+                        const #name: () = ();
+                        #name
+                    }
+                };
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
