@@ -106,7 +106,22 @@ pub fn item_names(checked: &Checked) -> Vec<&str> {
         .collect()
 }
 
-/// Picks the machine or app to export: the one named, or the entry file's only item.
+/// A machine or app an imported file defines, by name: naming one picks it though the entry file does not
+/// define it (`graph -m` on an app's spec draws one of its chained machines).
+fn imported(spec: &Spec, wanted: &str) -> Option<Item> {
+    let machine = spec.machines.iter().position(|m| m.name.as_str() == wanted);
+    match machine {
+        Some(i) => Some(Item::Machine(MachineId(i as u32))),
+        None => spec
+            .apps
+            .iter()
+            .position(|a| a.name.as_str() == wanted)
+            .map(Item::App),
+    }
+}
+
+/// Picks the machine or app to export: the one named (in the entry file first, then in the files it imports),
+/// or the entry file's only item.
 pub fn select<'a>(checked: &'a Checked, name: Option<&str>) -> Result<Target<'a>, String> {
     let spec = checked.spec();
     let names = item_names(checked);
@@ -124,7 +139,8 @@ pub fn select<'a>(checked: &'a Checked, name: Option<&str>) -> Result<Target<'a>
                 .iter()
                 .zip(&names)
                 .find(|(_, n)| **n == wanted)
-                .map(|(item, _)| *item);
+                .map(|(item, _)| *item)
+                .or_else(|| imported(spec, wanted));
             match found {
                 Some(item) => item,
                 None if names.is_empty() => {

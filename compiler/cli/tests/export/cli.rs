@@ -256,3 +256,36 @@ fn graph_direction_is_top_to_bottom_by_default_and_every_format_agrees() {
     let (code, _, err) = run(&["graph", &spec, "--format", "svg", "--direction", "up"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn a_machine_of_an_imported_file_can_be_picked_by_name() {
+    let scratch = fsmc_testkit::scratch("export-cli-imported");
+    let dir = scratch.path();
+    write_spec(dir, TWO);
+    let entry = dir.join("main.fsm");
+    std::fs::write(
+        &entry,
+        "import \"spec.fsm\";\n\napp AgainAbciApp {\n    chain FirstAbciApp, SecondAbciApp;\n    \
+         FinishedFirstRound -> SecondRound;\n    FinishedSecondRound -> FirstRound;\n}\n",
+    )
+    .expect("write the entry spec");
+    let entry = entry.to_string_lossy().into_owned();
+    // The entry file defines only the app; its chained machines live in the imported file.
+    let (code, out, err) = run(&[
+        "graph",
+        "--format",
+        "mermaid",
+        "-m",
+        "SecondAbciApp",
+        &entry,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("SecondRound") && !out.contains("FirstRound"),
+        "{out}"
+    );
+    // A name defined nowhere is still refused, listing the entry file's items.
+    let (code, _, err) = run(&["graph", "--format", "mermaid", "-m", "ThirdAbciApp", &entry]);
+    assert_eq!(code, 2);
+    assert!(err.contains("it defines `AgainAbciApp`"), "{err}");
+}
