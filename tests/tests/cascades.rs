@@ -38,7 +38,7 @@ fn a_removed_transition_is_one_missing_transition_and_one_unreachable_region() {
         t.replace("    (EstimateConsensusRound, DONE) -> TxHashRound;\n", "")
     });
     // The round that lost its transition, and the states behind it once: not every state behind it, and not
-    // once more per composed app (22 diagnostics, 14 of them errors, before).
+    // once more per composed app (22 diagnostics, 13 of them errors, before).
     assert!(errors(&c) <= 3, "{}", rendered(&c));
     insta::assert_snapshot!(rendered(&c));
 }
