@@ -79,7 +79,39 @@ fn assertion(cex: &Counterexample, module: &str) -> String {
             snake(cex.key.as_deref().unwrap_or("")),
             cex.key.as_deref().unwrap_or("")
         ),
+        Code::InvariantViolated => match &cex.claim {
+            Some(c) => format!(
+                "    let _: &{module}::Data = app.data();\n    assert!(\n        {},\n        {:?},\n        app.state()\n    );",
+                rust_formula(&c.formula),
+                // A Rust string literal, braces doubled: it is the assertion's format string.
+                format!("invariant \"{}\" fails in `{{}}`", c.name.as_str().replace('{', "{{").replace('}', "}}"))
+            ),
+            None => String::new(),
+        },
         _ => "    assert!(\n        ended,\n        \"the app stays in `{}` (period {}): the blocks that repeat never end the period\",\n        app.state(),\n        app.period()\n    );".to_string(),
+    }
+}
+
+/// A claim's formula as a Rust condition on the replayed `app`.
+fn rust_formula(f: &fsmc_model::spec::Formula) -> String {
+    use fsmc_model::spec::Formula;
+    let all = |fs: &[Formula], sep: &str| {
+        let parts: Vec<String> = fs.iter().map(rust_formula).collect();
+        format!("({})", parts.join(sep))
+    };
+    match f {
+        Formula::In(states) => {
+            let tests: Vec<String> = states
+                .iter()
+                .map(|s| format!("app.state().to_string() == {:?}", s.as_str()))
+                .collect();
+            format!("({})", tests.join(" || "))
+        }
+        Formula::Has(k) => format!("app.data().{}.is_some()", snake(k.as_str())),
+        Formula::Missing(k) => format!("app.data().{}.is_none()", snake(k.as_str())),
+        Formula::Not(f) => format!("!{}", rust_formula(f)),
+        Formula::And(fs) => all(fs, " && "),
+        Formula::Or(fs) => all(fs, " || "),
     }
 }
 

@@ -17,6 +17,7 @@
 //!
 //! Pure: a checked spec in, findings out.
 
+mod claims;
 mod emit;
 mod explore;
 mod liveness;
@@ -63,6 +64,8 @@ pub struct Counterexample {
     pub loop_from: Option<usize>,
     /// The key found missing (E1104).
     pub key: Option<String>,
+    /// The declared invariant that fails (E1106).
+    pub claim: Option<fsmc_model::spec::Claim>,
 }
 
 /// One block of a counterexample.
@@ -147,6 +150,9 @@ fn explore_machine(
         diagnostics.push(report::livelock(&model, &ex, &scc));
         counterexample = counterexample.or_else(|| Some(report::lasso(&model, &ex, &scc)));
     }
+    let (claimed, broken) = claims::check(&model, &ex);
+    diagnostics.extend(claimed);
+    counterexample = counterexample.or(broken);
     // A search cut short has states it never expanded: no bound can be read from it.
     let bound = if periodic && !ex.truncated {
         liveness::period_bound(&ex)

@@ -228,6 +228,8 @@ fn in_a_machine_body_the_statements_and_after_start_its_modifiers() {
             start (Keyword)
             default (Keyword)
             final (Keyword)
+            invariant (Keyword)
+            eventually (Keyword)
             label (Property)
         "#]],
     );

@@ -46,6 +46,10 @@ pub(super) fn lower(m: &ast::Machine, diags: &mut Vec<Diagnostic>) -> Machine {
     keys(m, &mut out, diags);
     let state_index = states(m, &mut out, diags);
     transitions(m, &mut out, &state_index, diags);
+    let states: Vec<&str> = out.states.iter().map(|s| s.name.as_str()).collect();
+    let keys: Vec<&str> = out.keys.iter().map(|k| k.name.as_str()).collect();
+    let claims = super::claims::lower(&m.claims, &states, &keys, diags);
+    out.claims = claims;
     out
 }
 
