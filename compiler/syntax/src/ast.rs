@@ -216,3 +216,20 @@ pub enum Formula {
     And(Vec<Formula>),
     Or(Vec<Formula>),
 }
+
+impl Formula {
+    /// Every state (`true`) and key (`false`) the formula names, in the order written.
+    pub fn names(&self) -> Vec<(&Name, bool)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(f) = stack.pop() {
+            match f {
+                Formula::In(states) => out.extend(states.iter().map(|s| (s, true))),
+                Formula::Has(k) | Formula::Missing(k) => out.push((k, false)),
+                Formula::Not(f) => stack.push(f),
+                Formula::And(fs) | Formula::Or(fs) => stack.extend(fs.iter().rev()),
+            }
+        }
+        out
+    }
+}

@@ -122,7 +122,8 @@ pub const MEMBER_KEYWORDS: &[&str] = &[
     "eventually",
 ];
 
-/// The words of a declared property's formula (`not (in A, B and missing k) or has k`), reserved only there.
+/// The words of a declared property's formula (`not (in A, B and missing k) or has k`), reserved only there:
+/// the four that begin a condition, then the two that join conditions.
 pub const FORMULA_KEYWORDS: &[&str] = &["in", "has", "missing", "not", "and", "or"];
 
 /// The modifiers written before `state`.

@@ -299,3 +299,36 @@ fn nothing_inside_a_comment_or_a_string() {
         expect![[r#""#]],
     );
 }
+
+#[test]
+fn in_a_declared_property_states_keys_and_the_formulas_words() {
+    check(
+        &in_price("    invariant \"x\": in "),
+        expect![[r#"
+        CollectPriceRound (EnumMember)
+        FinishedPriceRound (EnumMember)
+    "#]],
+    );
+    check(
+        &in_price("    eventually \"x\": not has "),
+        expect![[r#"
+        price (Field)
+    "#]],
+    );
+    check(
+        &in_price("    invariant \"x\": "),
+        expect![[r#"
+        in (Keyword)
+        has (Keyword)
+        missing (Keyword)
+        not (Keyword)
+    "#]],
+    );
+    check(
+        &in_price("    invariant \"x\": in CollectPriceRound "),
+        expect![[r#"
+        and (Keyword)
+        or (Keyword)
+    "#]],
+    );
+}
