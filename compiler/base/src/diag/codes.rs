@@ -180,6 +180,7 @@ codes! {
     ClaimUnknownName = "E1105", "claim_unknown_name", error, "an `invariant` or `eventually` names a state or key the machine does not have, or repeats a name";
     InvariantViolated = "E1106", "invariant_violated", error, "a reachable state breaks a declared `invariant`";
     EventuallyViolated = "E1107", "eventually_violated", error, "a fair run never reaches a state a declared `eventually` asks for";
+    DialogueDisagrees = "E1108", "dialogue_parties_disagree", error, "a dialogue's two parties can disagree: a crossing message is refused, or they end in different states";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -316,6 +317,7 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::ClaimUnknownName, include_str!("explain/E1105.md")),
     (Code::InvariantViolated, include_str!("explain/E1106.md")),
     (Code::EventuallyViolated, include_str!("explain/E1107.md")),
+    (Code::DialogueDisagrees, include_str!("explain/E1108.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

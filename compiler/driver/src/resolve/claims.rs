@@ -6,12 +6,13 @@ use fsmc_model::spec::{Claim, ClaimKind, Formula};
 use fsmc_syntax::ast;
 use std::collections::BTreeMap;
 
-/// The claims, each bound against `states` and `keys` (the names the machine, or the app's chain, has). A claim
-/// naming something unknown is reported and dropped: the verifier could only misread it.
+/// The claims, each bound against `states` and `keys` (the names the machine, or the app's chain, has); `keys` is
+/// `None` where the verifier tracks no keys (machines that are not `abci`). A claim naming something unknown is
+/// reported and dropped: the verifier could only misread it.
 pub(super) fn lower(
     claims: &[ast::Claim],
     states: &[&str],
-    keys: &[&str],
+    keys: Option<&[&str]>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Claim> {
     let mut seen = BTreeMap::new();
@@ -31,10 +32,21 @@ pub(super) fn lower(
         let formula = formula(&c.formula);
         let mut known = true;
         for (name, is_state) in formula.names() {
-            let (pool, what) = if is_state {
-                (states, "state")
-            } else {
-                (keys, "key")
+            let what = if is_state { "state" } else { "key" };
+            let Some(pool) = (if is_state { Some(states) } else { keys }) else {
+                known = false;
+                diags.push(
+                    Diagnostic::new(
+                        Code::ClaimUnknownName,
+                        format!(
+                            "property \"{}\" tests the key `{name}`, but only an `abci` machine's keys are tracked",
+                            c.name
+                        ),
+                    )
+                    .at(name.span, "not tracked here")
+                    .help("state the property by the states the machine is in"),
+                );
+                continue;
             };
             if !pool.contains(&name.as_str()) {
                 known = false;

@@ -285,7 +285,7 @@ fn lower_app(
     let keys: Vec<&str> = chained()
         .flat_map(|m| m.keys.iter().map(|k| k.name.as_str()))
         .collect();
-    let claims = claims::lower(&a.claims, &states, &keys, diags);
+    let claims = claims::lower(&a.claims, &states, Some(&keys), diags);
     app.claims = claims;
     (app, complete)
 }
