@@ -83,7 +83,7 @@ pub(crate) fn run(args: VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, tt
     if reports.is_empty() {
         let _ = writeln!(
             err,
-            "nothing to verify: the file defines no app and no `abci` machine"
+            "nothing to verify: the file defines no app, no `abci` machine, no dialogue and no machine that declares properties"
         );
     }
     if let Some(path) = &args.emit_test
