@@ -1,4 +1,4 @@
-//! The test `fsmc verify --emit-test` writes, compiled and run: on the broken spec it fails, on the fixed
+//! The tests `fsmc verify --emit-test` writes, compiled and run: on the broken spec each fails, on the fixed
 //! spec (the same test, naming the fixed spec) it passes, and emitting it again gives the same text.
 //!
 //! Built without the test harness, so the emitted `#[test]` functions are left out and `main` runs each
@@ -18,8 +18,49 @@ mod fixed {
     }
 }
 
-const BROKEN: &str = "specs/verify/broken/same_all_self_timeout.fsm";
-const FIXED: &str = "specs/verify/controls/all_with_timeout_to_reset.fsm";
+// A broken declared invariant (E1106): the test asserts the spec's formula on the app.
+mod broken_invariant {
+    include!("emitted/report_without_price.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+mod fixed_invariant {
+    include!("emitted/report_with_price.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+/// A broken spec and its fix: the specs, the emitted files, and their replays.
+struct Pair {
+    broken: &'static str,
+    fixed: &'static str,
+    broken_file: &'static str,
+    fixed_file: &'static str,
+    broken_run: fn(),
+    fixed_run: fn(),
+}
+
+const PAIRS: &[Pair] = &[
+    Pair {
+        broken: "specs/verify/broken/same_all_self_timeout.fsm",
+        fixed: "specs/verify/controls/all_with_timeout_to_reset.fsm",
+        broken_file: "same_all_self_timeout.rs",
+        fixed_file: "all_with_timeout_to_reset.rs",
+        broken_run: broken::run,
+        fixed_run: fixed::run,
+    },
+    Pair {
+        broken: "specs/verify/broken/report_without_price.fsm",
+        fixed: "specs/verify/controls/report_with_price.fsm",
+        broken_file: "report_without_price.rs",
+        fixed_file: "report_with_price.rs",
+        broken_run: broken_invariant::run,
+        fixed_run: fixed_invariant::run,
+    },
+];
 
 fn emitted(spec: &str, named: &str) -> String {
     let path = fsmc_testkit::workspace().join(spec);
@@ -41,22 +82,35 @@ fn emitted(spec: &str, named: &str) -> String {
 
 fn main() {
     let dir = fsmc_testkit::workspace().join("tests/tests/emitted");
-    let text = emitted(BROKEN, &format!("../{BROKEN}"));
-    let on_disk = std::fs::read_to_string(dir.join("same_all_self_timeout.rs")).expect("readable");
-    assert_eq!(text, on_disk, "the emitted test changed: emit it again");
-    let fixed =
-        std::fs::read_to_string(dir.join("all_with_timeout_to_reset.rs")).expect("readable");
-    assert_eq!(
-        fixed,
-        on_disk.replace(BROKEN, FIXED),
-        "the fixed test names the fixed spec"
-    );
+    for p in PAIRS {
+        let text = emitted(p.broken, &format!("../{}", p.broken));
+        let on_disk = std::fs::read_to_string(dir.join(p.broken_file)).expect("readable");
+        assert_eq!(
+            text, on_disk,
+            "{}: the emitted test changed: emit it again",
+            p.broken
+        );
+        let fixed = std::fs::read_to_string(dir.join(p.fixed_file)).expect("readable");
+        assert_eq!(
+            fixed,
+            on_disk.replace(p.broken, p.fixed),
+            "the fixed test names the fixed spec"
+        );
 
-    std::panic::set_hook(Box::new(|_| {}));
-    let failed = std::panic::catch_unwind(broken::run).is_err();
-    let passed = std::panic::catch_unwind(fixed::run).is_ok();
-    let _ = std::panic::take_hook();
-    assert!(failed, "the emitted test passes on the broken spec");
-    assert!(passed, "the emitted test fails on the fixed spec");
-    println!("emitted: fails on the broken spec, passes on the fixed one");
+        std::panic::set_hook(Box::new(|_| {}));
+        let failed = std::panic::catch_unwind(p.broken_run).is_err();
+        let passed = std::panic::catch_unwind(p.fixed_run).is_ok();
+        let _ = std::panic::take_hook();
+        assert!(
+            failed,
+            "{}: the emitted test passes on the broken spec",
+            p.broken
+        );
+        assert!(
+            passed,
+            "{}: the emitted test fails on the fixed spec",
+            p.fixed
+        );
+    }
+    println!("emitted: each fails on the broken spec, passes on the fixed one");
 }

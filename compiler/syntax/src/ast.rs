@@ -64,6 +64,7 @@ pub struct Machine {
     pub states: Vec<State>,
     pub transitions: Vec<Transition>,
     pub properties: Vec<Property>,
+    pub claims: Vec<Claim>,
     pub span: Span,
 }
 
@@ -172,6 +173,7 @@ pub struct App {
     pub chain_span: Option<Span>,
     pub mappings: Vec<Mapping>,
     pub properties: Vec<Property>,
+    pub claims: Vec<Claim>,
     pub span: Span,
 }
 
@@ -187,4 +189,47 @@ pub struct Mapping {
 pub struct Qualified {
     pub machine: Option<Name>,
     pub state: Name,
+}
+
+/// `invariant "name": formula;` or `eventually "name": formula;`: a property `fsmc verify` proves.
+#[derive(Clone, Debug)]
+pub struct Claim {
+    pub docs: Vec<String>,
+    /// `invariant` or `eventually`, as written.
+    pub kind: Name,
+    /// The name between the quotes, spanning the quotes.
+    pub name: Name,
+    pub formula: Formula,
+    pub span: Span,
+}
+
+/// What a claim says of a state of the machine.
+#[derive(Clone, Debug)]
+pub enum Formula {
+    /// `in A, B`: the machine is in one of these states.
+    In(Vec<Name>),
+    /// `has k`: the key is present.
+    Has(Name),
+    /// `missing k`: the key is absent.
+    Missing(Name),
+    Not(Box<Formula>),
+    And(Vec<Formula>),
+    Or(Vec<Formula>),
+}
+
+impl Formula {
+    /// Every state (`true`) and key (`false`) the formula names, in the order written.
+    pub fn names(&self) -> Vec<(&Name, bool)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self];
+        while let Some(f) = stack.pop() {
+            match f {
+                Formula::In(states) => out.extend(states.iter().map(|s| (s, true))),
+                Formula::Has(k) | Formula::Missing(k) => out.push((k, false)),
+                Formula::Not(f) => stack.push(f),
+                Formula::And(fs) | Formula::Or(fs) => stack.extend(fs.iter().rev()),
+            }
+        }
+        out
+    }
 }

@@ -79,7 +79,39 @@ fn assertion(cex: &Counterexample, module: &str) -> String {
             snake(cex.key.as_deref().unwrap_or("")),
             cex.key.as_deref().unwrap_or("")
         ),
+        Code::InvariantViolated => match &cex.claim {
+            Some(c) => format!(
+                "    let _: &{module}::Data = app.data();\n    assert!(\n        {},\n        {:?},\n        app.state()\n    );",
+                rust_formula(&c.formula),
+                // A Rust string literal, braces doubled: it is the assertion's format string.
+                format!("invariant \"{}\" fails in `{{}}`", c.name.as_str().replace('{', "{{").replace('}', "}}"))
+            ),
+            None => String::new(),
+        },
         _ => "    assert!(\n        ended,\n        \"the app stays in `{}` (period {}): the blocks that repeat never end the period\",\n        app.state(),\n        app.period()\n    );".to_string(),
+    }
+}
+
+/// A claim's formula as a Rust condition on the replayed `app`.
+fn rust_formula(f: &fsmc_model::spec::Formula) -> String {
+    use fsmc_model::spec::Formula;
+    let all = |fs: &[Formula], sep: &str| {
+        let parts: Vec<String> = fs.iter().map(rust_formula).collect();
+        format!("({})", parts.join(sep))
+    };
+    match f {
+        Formula::In(states) => {
+            let tests: Vec<String> = states
+                .iter()
+                .map(|s| format!("app.state().to_string() == {:?}", s.as_str()))
+                .collect();
+            format!("({})", tests.join(" || "))
+        }
+        Formula::Has(k) => format!("app.data().{}.is_some()", snake(k.as_str())),
+        Formula::Missing(k) => format!("app.data().{}.is_none()", snake(k.as_str())),
+        Formula::Not(f) => format!("!{}", rust_formula(f)),
+        Formula::And(fs) => all(fs, " && "),
+        Formula::Or(fs) => all(fs, " || "),
     }
 }
 
@@ -239,6 +271,8 @@ fn candidate(app: &App<Spec>, from_honest: bool) -> String {
         .unwrap_or_else(|| agent(AGENTS - 1))
 }
 
+// A value is written as `(n) as T` whatever `n` is, a literal included.
+#[allow(clippy::unnecessary_cast)]
 fn payload(state: &str, class: u8, me: usize, next: usize, app: &App<Spec>) -> Vec<u8> {
     let _ = (me, next, app);
     let bytes = match (state, class) {
@@ -254,6 +288,8 @@ fn counterexample() {
 }
 
 /// Replays the blocks and asserts the property they break.
+// `LOOP_FROM` is `usize::MAX` when there is no loop, which makes its comparisons constant.
+#[allow(clippy::absurd_extreme_comparisons)]
 fn replay() {
     let ids: Vec<String> = (0..AGENTS).map(agent).collect();
     let mut app = App::<Spec>::new(Genesis::new(ids.clone(), 0)).expect("genesis");

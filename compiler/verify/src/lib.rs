@@ -17,10 +17,13 @@
 //!
 //! Pure: a checked spec in, findings out.
 
+mod claims;
 mod emit;
 mod explore;
+mod graph;
 mod liveness;
 mod model;
+mod parties;
 mod report;
 mod round;
 
@@ -48,6 +51,9 @@ pub struct Report {
     /// Whether the app has a period to end at all (a reset round or a final state): without one, liveness is
     /// not checked.
     pub periodic: bool,
+    /// Explored as a state graph (a machine that is not `abci`): steps are transitions, not blocks, and there
+    /// are no agents or periods.
+    pub graph: bool,
     pub diagnostics: Vec<Diagnostic>,
     /// The blocks of the first violation found, for `--emit-test`.
     pub counterexample: Option<Counterexample>,
@@ -63,6 +69,8 @@ pub struct Counterexample {
     pub loop_from: Option<usize>,
     /// The key found missing (E1104).
     pub key: Option<String>,
+    /// The declared invariant that fails (E1106).
+    pub claim: Option<fsmc_model::spec::Claim>,
 }
 
 /// One block of a counterexample.
@@ -97,7 +105,15 @@ pub fn verify_with_progress(
                 Some(c) if c.machine.profile == Profile::Abci => &c.machine,
                 _ => continue,
             },
-            Item::Machine(_) => continue,
+            // Other machines are verified when they have something to check: declared properties, or two
+            // parties to compose.
+            Item::Machine(id) => {
+                let m = spec.machine(id);
+                if !m.claims.is_empty() || m.profile == Profile::Dialogue {
+                    out.push(graph::verify(m, config));
+                }
+                continue;
+            }
         };
         if let Some(r) = explore_machine(machine, config, progress) {
             out.push(r);
@@ -147,6 +163,9 @@ fn explore_machine(
         diagnostics.push(report::livelock(&model, &ex, &scc));
         counterexample = counterexample.or_else(|| Some(report::lasso(&model, &ex, &scc)));
     }
+    let (claimed, broken) = claims::check(&model, &ex);
+    diagnostics.extend(claimed);
+    counterexample = counterexample.or(broken);
     // A search cut short has states it never expanded: no bound can be read from it.
     let bound = if periodic && !ex.truncated {
         liveness::period_bound(&ex)
@@ -160,6 +179,7 @@ fn explore_machine(
         truncated: ex.truncated,
         bound,
         periodic,
+        graph: false,
         diagnostics,
         counterexample,
     })

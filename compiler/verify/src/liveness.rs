@@ -10,16 +10,21 @@
 use crate::explore::Explored;
 use std::time::Duration;
 
-/// The graph restricted to `within`, without the steps that end a period.
-fn inner<'a>(ex: &'a Explored, within: &'a [bool], s: u32) -> impl Iterator<Item = u32> + 'a {
+/// The graph restricted to `within`, without the steps that end a period when `cut` is set.
+fn inner<'a>(
+    ex: &'a Explored,
+    within: &'a [bool],
+    s: u32,
+    cut: bool,
+) -> impl Iterator<Item = u32> + 'a {
     ex.steps[s as usize]
         .iter()
-        .filter(move |st| !st.goal && within[st.to as usize])
+        .filter(move |st| !(cut && st.goal) && within[st.to as usize])
         .map(|st| st.to)
 }
 
 /// The strongly connected components of the graph restricted to `within` (Tarjan's algorithm, iterative).
-fn components(ex: &Explored, within: &[bool]) -> Vec<Vec<u32>> {
+fn components(ex: &Explored, within: &[bool], cut: bool) -> Vec<Vec<u32>> {
     let n = ex.steps.len();
     let mut index = vec![u32::MAX; n];
     let mut low = vec![0u32; n];
@@ -41,7 +46,7 @@ fn components(ex: &Explored, within: &[bool]) -> Vec<Vec<u32>> {
         visit(root as u32, &mut index, &mut low, &mut counter);
         stack.push(root as u32);
         on_stack[root] = true;
-        frames.push((root as u32, inner(ex, within, root as u32).collect()));
+        frames.push((root as u32, inner(ex, within, root as u32, cut).collect()));
         while let Some((v, rest)) = frames.last_mut() {
             let v = *v;
             if let Some(w) = rest.pop() {
@@ -49,7 +54,7 @@ fn components(ex: &Explored, within: &[bool]) -> Vec<Vec<u32>> {
                     visit(w, &mut index, &mut low, &mut counter);
                     stack.push(w);
                     on_stack[w as usize] = true;
-                    frames.push((w, inner(ex, within, w).collect()));
+                    frames.push((w, inner(ex, within, w, cut).collect()));
                 } else if on_stack[w as usize] {
                     low[v as usize] = low[v as usize].min(index[w as usize]);
                 }
@@ -78,30 +83,36 @@ fn components(ex: &Explored, within: &[bool]) -> Vec<Vec<u32>> {
 /// A set of states the environment can keep the app in forever, fairly, without ending a period; `None` when
 /// every fair run ends its periods.
 pub(crate) fn fair_cycle(ex: &Explored) -> Option<Vec<u32>> {
+    fair_cycle_in(ex, (0..ex.steps.len() as u32).collect(), true)
+}
+
+/// A set of states among `set` the environment can keep the app in forever, fairly; with `cut`, without ending a
+/// period on the way. States where honest agents disagree are left out: they cannot recur on a fair run.
+pub(crate) fn fair_cycle_in(ex: &Explored, set: Vec<u32>, cut: bool) -> Option<Vec<u32>> {
     let n = ex.steps.len();
-    let mut work: Vec<Vec<u32>> = vec![
-        (0..n as u32)
-            .filter(|&s| !ex.states[s as usize].honest_disagree())
-            .collect(),
-    ];
+    let set = set
+        .into_iter()
+        .filter(|&s| !ex.states[s as usize].honest_disagree())
+        .collect();
+    let mut work: Vec<Vec<u32>> = vec![set];
     while let Some(set) = work.pop() {
         let mut within = vec![false; n];
         for &s in &set {
             within[s as usize] = true;
         }
-        for scc in components(ex, &within) {
+        for scc in components(ex, &within, cut) {
             let mut members = vec![false; n];
             for &s in &scc {
                 members[s as usize] = true;
             }
-            let cyclic = scc.len() > 1 || inner(ex, &members, scc[0]).any(|t| t == scc[0]);
+            let cyclic = scc.len() > 1 || inner(ex, &members, scc[0], cut).any(|t| t == scc[0]);
             if !cyclic {
                 continue;
             }
             let leaves = |s: &u32| {
                 ex.steps[*s as usize]
                     .iter()
-                    .any(|st| st.fair && (st.goal || !members[st.to as usize]))
+                    .any(|st| st.fair && ((cut && st.goal) || !members[st.to as usize]))
             };
             let (bad, good): (Vec<u32>, Vec<u32>) = scc.iter().partition(|s| leaves(s));
             if bad.is_empty() {

@@ -21,13 +21,14 @@ pub(crate) fn path_to(ex: &Explored, to: u32) -> Vec<(u32, Step)> {
 }
 
 /// A fair loop through `scc` from its first state back to it: every fair step of a state it passes is taken
-/// (they all stay in the component), and shortest paths inside the component join them up.
-pub(crate) fn cycle_in(ex: &Explored, scc: &[u32]) -> Vec<(u32, Step)> {
+/// (they all stay in the component), and shortest paths inside the component join them up. With `cut`, no step
+/// that ends a period is taken.
+pub(crate) fn cycle_in(ex: &Explored, scc: &[u32], cut: bool) -> Vec<(u32, Step)> {
     let members: std::collections::BTreeSet<u32> = scc.iter().copied().collect();
     let Some(&start) = scc.iter().min() else {
         return Vec::new();
     };
-    let inside = |st: &Step| !st.goal && members.contains(&st.to);
+    let inside = |st: &Step| !(cut && st.goal) && members.contains(&st.to);
     let mut taken = std::collections::BTreeSet::new();
     let mut out = Vec::new();
     let mut at = start;
@@ -39,7 +40,7 @@ pub(crate) fn cycle_in(ex: &Explored, scc: &[u32]) -> Vec<(u32, Step)> {
         let (i, st) = match fair {
             Some(found) => found,
             None if at == start && !out.is_empty() => break,
-            None => match toward(ex, &members, at, start) {
+            None => match toward(ex, &members, at, start, cut) {
                 Some(i) => (i, &ex.steps[at as usize][i]),
                 None => break,
             },
@@ -57,11 +58,12 @@ fn toward(
     members: &std::collections::BTreeSet<u32>,
     from: u32,
     to: u32,
+    cut: bool,
 ) -> Option<usize> {
     let mut first: BTreeMap<u32, usize> = BTreeMap::new();
     let mut queue = std::collections::VecDeque::new();
     for (i, st) in ex.steps[from as usize].iter().enumerate() {
-        if !st.goal && members.contains(&st.to) && !first.contains_key(&st.to) {
+        if !(cut && st.goal) && members.contains(&st.to) && !first.contains_key(&st.to) {
             first.insert(st.to, i);
             queue.push_back(st.to);
         }
@@ -72,7 +74,7 @@ fn toward(
         }
         let via = first[&v];
         for st in &ex.steps[v as usize] {
-            if !st.goal && members.contains(&st.to) && !first.contains_key(&st.to) {
+            if !(cut && st.goal) && members.contains(&st.to) && !first.contains_key(&st.to) {
                 first.insert(st.to, via);
                 queue.push_back(st.to);
             }
@@ -114,7 +116,7 @@ pub(crate) fn describe(model: &Model<'_>, from: u32, ex: &Explored, st: &Step) -
 }
 
 /// Labels the transitions `steps` took (numbered from `first`), one label per transition.
-fn label_path(
+pub(crate) fn label_path(
     model: &Model<'_>,
     ex: &Explored,
     steps: &[(u32, Step)],
@@ -146,7 +148,7 @@ fn label_path(
     d
 }
 
-fn state_span(model: &Model<'_>, ex: &Explored, at: u32) -> (Span, String) {
+pub(crate) fn state_span(model: &Model<'_>, ex: &Explored, at: u32) -> (Span, String) {
     let st = model.machine.state(ex.states[at as usize].state);
     (st.name.span, st.name.to_string())
 }
@@ -187,7 +189,7 @@ pub(crate) fn violation(model: &Model<'_>, ex: &Explored, at: u32, v: &Violation
 
 /// The diagnostic of a fair cycle that never ends its period: the way to it, then the loop.
 pub(crate) fn livelock(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> Diagnostic {
-    let cycle = cycle_in(ex, scc);
+    let cycle = cycle_in(ex, scc, true);
     let entry = cycle.first().map_or(scc[0], |(from, _)| *from);
     let prefix = path_to(ex, entry);
     let (span, name) = state_span(model, ex, entry);
@@ -207,7 +209,11 @@ pub(crate) fn livelock(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> Diagnos
     label_path(model, ex, &cycle, prefix.len(), "loop: ", d)
 }
 
-fn blocks_of(model: &Model<'_>, ex: &Explored, steps: &[(u32, Step)]) -> Vec<crate::CexBlock> {
+pub(crate) fn blocks_of(
+    model: &Model<'_>,
+    ex: &Explored,
+    steps: &[(u32, Step)],
+) -> Vec<crate::CexBlock> {
     steps
         .iter()
         .map(|(from, st)| crate::CexBlock {
@@ -246,12 +252,13 @@ pub(crate) fn counterexample(
         blocks: blocks_of(model, ex, &path_to(ex, at)),
         loop_from: None,
         key,
+        claim: None,
     }
 }
 
 /// The counterexample of a fair cycle: the way to it, then the loop.
 pub(crate) fn lasso(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> crate::Counterexample {
-    let cycle = cycle_in(ex, scc);
+    let cycle = cycle_in(ex, scc, true);
     let entry = cycle.first().map_or(scc[0], |(from, _)| *from);
     let mut blocks = blocks_of(model, ex, &path_to(ex, entry));
     let loop_from = blocks.len();
@@ -261,5 +268,6 @@ pub(crate) fn lasso(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> crate::Cou
         blocks,
         loop_from: Some(loop_from),
         key: None,
+        claim: None,
     }
 }

@@ -118,7 +118,13 @@ pub const MEMBER_KEYWORDS: &[&str] = &[
     "start",
     "default",
     "final",
+    "invariant",
+    "eventually",
 ];
+
+/// The words of a declared property's formula (`not (in A, B and missing k) or has k`), reserved only there:
+/// the four that begin a condition, then the two that join conditions.
+pub const FORMULA_KEYWORDS: &[&str] = &["in", "has", "missing", "not", "and", "or"];
 
 /// The modifiers written before `state`.
 pub const STATE_MODIFIERS: &[&str] = &["start", "default", "final"];
@@ -142,7 +148,7 @@ pub const ACTION_SIDES: &[&str] = &["sender", "receiver"];
 
 /// The language's keywords, each reserved only where the grammar expects it (names are plain identifiers): the
 /// lists above, in the order did-you-mean suggestions consider them.
-pub const KEYWORDS: &[&str] = &concat::<21>(&[
+pub const KEYWORDS: &[&str] = &concat::<23>(&[
     ITEM_KEYWORDS,
     MACHINE_KEYWORDS,
     IMPORT_KEYWORDS,

@@ -39,6 +39,8 @@ fn candidate(app: &App<Spec>, from_honest: bool) -> String {
         .unwrap_or_else(|| agent(AGENTS - 1))
 }
 
+// A value is written as `(n) as T` whatever `n` is, a literal included.
+#[allow(clippy::unnecessary_cast)]
 fn payload(state: &str, class: u8, me: usize, next: usize, app: &App<Spec>) -> Vec<u8> {
     let _ = (me, next, app);
     let bytes = match (state, class) {
@@ -55,6 +57,8 @@ fn counterexample() {
 }
 
 /// Replays the blocks and asserts the property they break.
+// `LOOP_FROM` is `usize::MAX` when there is no loop, which makes its comparisons constant.
+#[allow(clippy::absurd_extreme_comparisons)]
 fn replay() {
     let ids: Vec<String> = (0..AGENTS).map(agent).collect();
     let mut app = App::<Spec>::new(Genesis::new(ids.clone(), 0)).expect("genesis");

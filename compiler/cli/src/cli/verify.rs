@@ -83,7 +83,7 @@ pub(crate) fn run(args: VerifyArgs, out: &mut dyn Write, err: &mut dyn Write, tt
     if reports.is_empty() {
         let _ = writeln!(
             err,
-            "nothing to verify: the file defines no app and no `abci` machine"
+            "nothing to verify: the file defines no app, no `abci` machine, no dialogue and no machine that declares properties"
         );
     }
     if let Some(path) = &args.emit_test
@@ -154,6 +154,22 @@ fn machine_named<'a>(
 
 /// One line per app: what was explored, the worst-case period, and whether the search finished.
 fn summary(r: &fsmc_verify::Report, config: &Config) -> String {
+    let verdict = match r.diagnostics.len() {
+        0 => "no violation".to_string(),
+        1 => "1 violation".to_string(),
+        n => format!("{n} violations"),
+    };
+    if r.graph {
+        let cut = if r.truncated {
+            format!("; stopped at --max-states {}", config.max_states)
+        } else {
+            String::new()
+        };
+        return format!(
+            "{}: {} states, {} steps explored{cut}; {verdict}",
+            r.name, r.states, r.steps
+        );
+    }
     let explored = format!(
         "{}: {} states, {} blocks explored with {} agents, at most {} faulty",
         r.name, r.states, r.steps, config.agents, config.faults
@@ -172,11 +188,6 @@ fn summary(r: &fsmc_verify::Report, config: &Config) -> String {
             duration(b.time)
         ),
         (true, None) => "worst-case period: unbounded (a cycle within a period)".to_string(),
-    };
-    let verdict = match r.diagnostics.len() {
-        0 => "no violation".to_string(),
-        1 => "1 violation".to_string(),
-        n => format!("{n} violations"),
     };
     format!("{explored}; {bound}; {verdict}")
 }

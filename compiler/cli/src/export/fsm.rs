@@ -107,6 +107,18 @@ pub fn write(m: &Machine, header: &[String]) -> Result<String, String> {
         }
     }
     sections.push(transitions);
+    let mut claims = String::new();
+    for c in &m.claims {
+        docs(&mut claims, "    ", &c.docs);
+        let _ = writeln!(
+            claims,
+            "    {} {}: {};",
+            c.kind.keyword(),
+            string(c.name.as_str()),
+            c.formula.to_fsm()
+        );
+    }
+    sections.push(claims);
     let body: Vec<&str> = sections
         .iter()
         .map(String::as_str)

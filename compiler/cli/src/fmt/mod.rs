@@ -376,8 +376,10 @@ fn spaced(prev: &Atom<'_>, next: &Atom<'_>) -> bool {
         return false;
     }
     // Fields `Cfp(query: String)` and an attribute's lints `allow(x)`; a transition's `(` starts its statement.
-    // A group of agents, `traders[]`.
-    !((next.is("(") || next.is("[")) && prev.kind == AtomKind::Ident)
+    // A group of agents, `traders[]`. A property's `not (…)`, `and (…)`, `or (…)` are words before a bracket.
+    !((next.is("(") || next.is("["))
+        && prev.kind == AtomKind::Ident
+        && !matches!(prev.text, "not" | "and" | "or"))
 }
 
 /// The lines of one statement (without indentation; the first at the block's indentation, the others four

@@ -162,3 +162,38 @@ fn a_state_body_written_on_one_line_stays_on_it_when_it_fits() {
         "machine M {\n    state A {\n        handler; /* c */\n    }\n}\n"
     );
 }
+
+#[test]
+fn keeps_claims_and_export_writes_them_back() {
+    let text = "machine M{event A;key k: u32;start default state S{writes k;}final state F;(S,A)->F;\n\
+                /// Why.\ninvariant \"i\":not(in S and missing k)or has k;eventually \"e\" : in F, S;}";
+    let once = fmt(text);
+    assert!(
+        once.contains("    /// Why.\n    invariant \"i\": not (in S and missing k) or has k;\n"),
+        "{once}"
+    );
+    assert!(once.contains("    eventually \"e\": in F, S;\n"), "{once}");
+    assert_eq!(fmt(&once), once);
+    // `.fsm` export writes the claims back (keys are tested only in `abci` machines: this one names states).
+    let text = once.replace("missing k) or has k", "in F) or not in S");
+    let c = fsmc_driver::compile_str(
+        "m.fsm",
+        &text,
+        std::path::Path::new("."),
+        &fsmc_driver::Options::default(),
+    );
+    let spec = c
+        .checked
+        .map(|c| c.into_spec())
+        .or(c.spec)
+        .expect("resolved");
+    let exported = crate::export::fsm::write(&spec.machines[0], &[]).expect("written");
+    assert!(
+        exported.contains("invariant \"i\": not (in S and in F) or not in S;"),
+        "{exported}"
+    );
+    assert!(
+        exported.contains("eventually \"e\": in F, S;"),
+        "{exported}"
+    );
+}

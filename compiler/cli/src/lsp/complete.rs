@@ -13,8 +13,8 @@ use fsmc_driver::resolve::Syntax;
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use fsmc_vocab::genie::{Persistence, StateType};
 use fsmc_vocab::{
-    ACTION_SIDES, ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS,
-    TURNS,
+    ACTION_SIDES, FORMULA_KEYWORDS, ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS,
+    TRANSITION_KEYWORDS, TURNS,
 };
 
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
@@ -314,6 +314,9 @@ impl Cx<'_> {
                     items.keywords(&words)
                 }
             },
+            ["invariant" | "eventually", rest @ ..] if rest.contains(&":") => {
+                self.formula(m, rest, items)
+            }
             ["cross_period"] => items.keywords(&["key"]),
             ["event", .., "by"] => {
                 self.listed(m, "roles", "role", items);
@@ -353,6 +356,19 @@ impl Cx<'_> {
             ["scripted"] | ["scripted", .., ","] => self.listed(m, "agents", "agent", items),
             ["roles" | "agents", ..] | ["label", ..] => {}
             _ => {}
+        }
+    }
+
+    /// In a declared property's formula: states after `in` (and its commas), keys after `has` and `missing`,
+    /// the words that begin a condition where one begins, and `and`, `or` after one.
+    fn formula(&self, m: &str, rest: &[&str], items: &mut Items) {
+        match rest.last() {
+            Some(&("in" | ",")) => self.states(m, items),
+            Some(&("has" | "missing")) => self.keys(m, items),
+            Some(&(":" | "not" | "and" | "or" | "(")) => {
+                items.keywords(&FORMULA_KEYWORDS[..4]);
+            }
+            _ => items.keywords(&FORMULA_KEYWORDS[4..]),
         }
     }
 

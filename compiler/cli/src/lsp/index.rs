@@ -240,6 +240,17 @@ impl Builder<'_> {
                 }
                 self.push(t.to.span, Sym::State(r, t.to.text.to_string()), false);
             }
+            for c in &m.claims {
+                for (n, is_state) in c.formula.names() {
+                    let name = n.text.to_string();
+                    let sym = if is_state {
+                        Sym::State(r, name)
+                    } else {
+                        Sym::Key(r, name)
+                    };
+                    self.push(n.span, sym, false);
+                }
+            }
         }
         let Some(unit) = units.get(u) else { return };
         for (imp, target) in file.imports.iter().zip(&unit.imports) {
@@ -290,6 +301,29 @@ impl Builder<'_> {
                             Sym::State(r, side.state.text.to_string()),
                             false,
                         );
+                    }
+                }
+            }
+            // An app's properties name states and keys of its chained machines.
+            for c in &a.claims {
+                for (n, is_state) in c.formula.names() {
+                    let owner = chain.iter().copied().find(|r| {
+                        machine(units, *r).is_some_and(|m| {
+                            if is_state {
+                                m.has_state(&n.text)
+                            } else {
+                                m.key_names().iter().any(|k| k.text == n.text)
+                            }
+                        })
+                    });
+                    if let Some(r) = owner {
+                        let name = n.text.to_string();
+                        let sym = if is_state {
+                            Sym::State(r, name)
+                        } else {
+                            Sym::Key(r, name)
+                        };
+                        self.push(n.span, sym, false);
                     }
                 }
             }

@@ -228,6 +228,8 @@ fn in_a_machine_body_the_statements_and_after_start_its_modifiers() {
             start (Keyword)
             default (Keyword)
             final (Keyword)
+            invariant (Keyword)
+            eventually (Keyword)
             label (Property)
         "#]],
     );
@@ -297,5 +299,38 @@ fn nothing_inside_a_comment_or_a_string() {
     check(
         &PRICE.replace("payload \"u64\"", "payload \"u6$04\""),
         expect![[r#""#]],
+    );
+}
+
+#[test]
+fn in_a_declared_property_states_keys_and_the_formulas_words() {
+    check(
+        &in_price("    invariant \"x\": in "),
+        expect![[r#"
+        CollectPriceRound (EnumMember)
+        FinishedPriceRound (EnumMember)
+    "#]],
+    );
+    check(
+        &in_price("    eventually \"x\": not has "),
+        expect![[r#"
+        price (Field)
+    "#]],
+    );
+    check(
+        &in_price("    invariant \"x\": "),
+        expect![[r#"
+        in (Keyword)
+        has (Keyword)
+        missing (Keyword)
+        not (Keyword)
+    "#]],
+    );
+    check(
+        &in_price("    invariant \"x\": in CollectPriceRound "),
+        expect![[r#"
+        and (Keyword)
+        or (Keyword)
+    "#]],
     );
 }

@@ -173,3 +173,23 @@ fn references_of_an_event_in_a_state_body() {
         "#]],
     );
 }
+
+#[test]
+fn names_in_declared_properties_are_references() {
+    const SPEC: &str = "machine M {\n    event GO;\n    key k: u32;\n    start default state A;\n    \
+                        final state B;\n    (A, GO) -> B;\n    invariant \"i\": not (in B and missing k);\n}\n";
+    check_references(
+        &mark(SPEC, "in B", 0, 3),
+        expect![[r#"
+            main.fsm 4:16-4:17 `B` (declaration)
+            main.fsm 5:15-5:16 `B`
+            main.fsm 6:27-6:28 `B`
+        "#]],
+    );
+    check_definitions(
+        &[mark(SPEC, "missing k", 0, 8)],
+        expect![[r#"
+        main.fsm 6:41 → main.fsm 2:8-2:9 `k`
+    "#]],
+    );
+}

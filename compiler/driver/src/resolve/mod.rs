@@ -3,6 +3,7 @@
 //! Every name is bound here; an unknown name is an error with a did-you-mean. Resolution never stops early:
 //! a bad transition is reported and skipped, and the rest of the machine is still built and checked.
 
+mod claims;
 mod machine;
 mod parties;
 mod refine;
@@ -260,6 +261,7 @@ fn lower_app(
         chain: Vec::new(),
         chain_names: Vec::new(),
         mappings: Vec::new(),
+        claims: Vec::new(),
         lints: LintLevels::default(),
         span: a.span,
         incomplete: false,
@@ -311,6 +313,16 @@ fn lower_app(
             app.incomplete = true;
         }
     }
+    // An app's claims name the states and keys of its chained machines (states are unique across them).
+    let chained = || app.chain.iter().map(|(id, _)| spec.machine(*id));
+    let states: Vec<&str> = chained()
+        .flat_map(|m| m.states.iter().map(|s| s.name.as_str()))
+        .collect();
+    let keys: Vec<&str> = chained()
+        .flat_map(|m| m.keys.iter().map(|k| k.name.as_str()))
+        .collect();
+    let claims = claims::lower(&a.claims, &states, Some(&keys), diags);
+    app.claims = claims;
     (app, complete)
 }
 

@@ -176,3 +176,61 @@ fn each_transition_from_an_unknown_state_is_reported() {
         ]
     );
 }
+
+#[test]
+fn declared_properties_name_what_exists_once_each() {
+    let machine = |claims: &str| {
+        format!(
+            "machine MAbciApp: abci {{ event DONE, NO_MAJORITY; event ROUND_TIMEOUT timeout 30s; key k: u8; \
+             start default state ARound: collect_same_until_threshold {{ payload \"u8\"; writes k; }} \
+             final state BRound; (ARound, DONE) -> BRound; (ARound, NO_MAJORITY) -> ARound; (ARound, ROUND_TIMEOUT) -> ARound; {claims} }}"
+        )
+    };
+    // The naming lints of Open Autonomy apps are beside the point here.
+    let errors = |src: &str| -> Vec<Diagnostic> {
+        check("t.fsm", src)
+            .into_iter()
+            .filter(Diagnostic::is_error)
+            .collect()
+    };
+    assert!(errors(&machine("invariant \"i\": in ARound, BRound or has k;")).is_empty());
+    // An unknown state, an unknown key, a repeated name: each reported, with a did-you-mean where one fits.
+    let d = check(
+        "t.fsm",
+        &machine("invariant \"i\": in C; eventually \"i\": has kk;"),
+    );
+    let found: Vec<(Code, Option<&str>)> = d.iter().map(|d| (d.code, d.help.as_deref())).collect();
+    assert_eq!(
+        found,
+        [
+            (Code::ClaimUnknownName, None),
+            (
+                Code::ClaimUnknownName,
+                Some("give each property its own name: a violation is reported by it")
+            ),
+            (Code::ClaimUnknownName, Some("did you mean `k`?")),
+        ]
+    );
+    // Outside `abci`, keys are not tracked: a key test is refused even for a declared key.
+    let plain = "machine P { event GO; key k: u8; start default state A { writes k; } final state B; \
+                 (A, GO) -> B; invariant \"i\": missing k; }";
+    assert_eq!(
+        errors(plain).iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::ClaimUnknownName]
+    );
+    // An app's properties name its chained machines' states and keys.
+    let app = format!(
+        "{} app XAbciApp {{ chain MAbciApp; invariant \"a\": not (in BRound and missing k); eventually \"b\": in Z; }}",
+        machine("")
+    );
+    // (An app of one machine is an error of its own, beside the point here.)
+    let d: Vec<Diagnostic> = errors(&app)
+        .into_iter()
+        .filter(|d| d.code != Code::TooFewMachines)
+        .collect();
+    assert_eq!(
+        d.iter().map(|d| d.code).collect::<Vec<_>>(),
+        [Code::ClaimUnknownName]
+    );
+    assert!(d[0].message.contains("`Z`"), "{}", d[0].message);
+}

@@ -47,6 +47,8 @@ pub struct Machine {
     /// Which agents are groups and which are scripted.
     pub roster: Roster,
     pub lints: LintLevels,
+    /// The properties `fsmc verify` proves (`invariant`, `eventually`).
+    pub claims: Vec<super::Claim>,
     pub span: Span,
     /// Set when resolution dropped a transition (an unknown name): graph checks would then report the
     /// consequences of that one mistake as separate problems, so they are skipped.
@@ -271,6 +273,7 @@ impl Machine {
             genie: GenieFlow::default(),
             roster: Roster::default(),
             lints: LintLevels::default(),
+            claims: Vec::new(),
             span,
             incomplete: false,
         }

@@ -11,12 +11,14 @@
 //! - here: the spec (machines and apps), an app's composition and the checked model.
 
 pub mod abci;
+pub mod claim;
 pub mod dialogue;
 pub mod genie;
 pub mod ids;
 pub mod machine;
 pub mod staged;
 
+pub use claim::{Claim, ClaimKind, Formula};
 pub use ids::{EventId, KeyId, MachineId, StateId};
 pub use machine::{
     Action, Event, Field, Guard, Key, Machine, Origin, State, StateData, Timeout, Transition,
@@ -37,6 +39,8 @@ pub struct App {
     /// order: what messages about the app call it.
     pub chain_names: Vec<Name>,
     pub mappings: Vec<MappingEdge>,
+    /// The properties the app declares, over its chained machines' states and keys.
+    pub claims: Vec<Claim>,
     pub lints: LintLevels,
     pub span: Span,
     /// Set when a mapping line did not resolve (reported): the composition is then missing an edge, and

@@ -173,6 +173,7 @@ fn runs(
             m.states.extend(part.states);
             m.transitions.extend(part.transitions);
             m.properties.extend(part.properties);
+            m.claims.extend(part.claims);
         }
         Ok(())
     })

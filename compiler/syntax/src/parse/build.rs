@@ -171,6 +171,7 @@ impl Builder {
             Rule::transition | Rule::fast_transition => m.transitions.push(self.transition(p)),
             Rule::direct_transition => self.direct(p, &mut m.transitions),
             Rule::property => m.properties.push(self.property(p)),
+            Rule::claim => m.claims.push(self.claim(p)),
             _ => {}
         }
     }
@@ -441,8 +442,71 @@ impl Builder {
                 }
             }
             Rule::property => a.properties.push(self.property(p)),
+            Rule::claim => a.claims.push(self.claim(p)),
             _ => {}
         }
+    }
+
+    /// `invariant "name": formula;`.
+    fn claim(&self, pair: Pair<'_, Rule>) -> Claim {
+        let span = self.span(&pair);
+        let mut c = Claim {
+            docs: Vec::new(),
+            kind: Name::new("", span),
+            name: Name::new("", span),
+            formula: Formula::Or(Vec::new()),
+            span,
+        };
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::doc => c.docs.push(doc(&p)),
+                Rule::kw_claim => c.kind = self.name(&p),
+                Rule::string => c.name = Name::new(unquote(p.as_str()), self.span(&p)),
+                Rule::formula => c.formula = self.formula(p),
+                _ => {}
+            }
+        }
+        c
+    }
+
+    /// A formula, a conjunct or a negation, with a list of one member left as that member.
+    fn formula(&self, pair: Pair<'_, Rule>) -> Formula {
+        let rule = pair.as_rule();
+        let mut parts = Vec::new();
+        let mut nots = 0;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::kw_not => nots += 1,
+                Rule::formula | Rule::conjunct | Rule::negation => parts.push(self.formula(p)),
+                Rule::in_states => parts.push(Formula::In(
+                    p.into_inner()
+                        .filter(|q| q.as_rule() == Rule::ident)
+                        .map(|q| self.name(&q))
+                        .collect(),
+                )),
+                Rule::key_test => {
+                    let has = p.as_str().starts_with("has");
+                    if let Some(key) = child(p, Rule::ident) {
+                        let key = self.name(&key);
+                        parts.push(if has {
+                            Formula::Has(key)
+                        } else {
+                            Formula::Missing(key)
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut f = match (rule, parts.len()) {
+            (_, 1) => parts.pop().expect("one part"),
+            (Rule::conjunct, _) => Formula::And(parts),
+            _ => Formula::Or(parts),
+        };
+        for _ in 0..nots {
+            f = Formula::Not(Box::new(f));
+        }
+        f
     }
 
     fn qualified(&self, pair: Pair<'_, Rule>) -> Qualified {
@@ -482,6 +546,7 @@ pub(crate) fn empty_machine(span: Span) -> Machine {
         states: Vec::new(),
         transitions: Vec::new(),
         properties: Vec::new(),
+        claims: Vec::new(),
         span,
     }
 }
@@ -506,6 +571,7 @@ pub(crate) fn empty_app(span: Span) -> App {
         chain_span: None,
         mappings: Vec::new(),
         properties: Vec::new(),
+        claims: Vec::new(),
         span,
     }
 }

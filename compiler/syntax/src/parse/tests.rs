@@ -138,6 +138,43 @@ fn parses_sided_actions_and_groups() {
 }
 
 #[test]
+fn parses_claims_with_precedence() {
+    let f = ok(r#"
+        machine M {
+            /// Never both.
+            invariant "no report without price": not (in A, B and missing price) or has x;
+            eventually "resets": in Reset;
+        }
+        app X { chain M; invariant "i": not not in A; }
+    "#);
+    let m = &f.machines[0];
+    assert_eq!(m.claims.len(), 2);
+    let c = &m.claims[0];
+    assert_eq!(
+        (c.kind.as_str(), c.name.as_str()),
+        ("invariant", "no report without price")
+    );
+    assert_eq!(c.docs, ["Never both."]);
+    let Formula::Or(parts) = &c.formula else {
+        panic!("{:?}", c.formula)
+    };
+    let Formula::Not(inner) = &parts[0] else {
+        panic!("{parts:?}")
+    };
+    let Formula::And(both) = &**inner else {
+        panic!("{inner:?}")
+    };
+    assert!(matches!(&both[0], Formula::In(s) if s.len() == 2));
+    assert!(matches!(&both[1], Formula::Missing(k) if k.as_str() == "price"));
+    assert!(matches!(&parts[1], Formula::Has(k) if k.as_str() == "x"));
+    assert!(matches!(&m.claims[1].formula, Formula::In(s) if s[0].as_str() == "Reset"));
+    let Formula::Not(n) = &f.apps[0].claims[0].formula else {
+        panic!()
+    };
+    assert!(matches!(&**n, Formula::Not(_)));
+}
+
+#[test]
 fn comments_are_skipped_and_nest() {
     let f = ok(
         "// line\n/* outer /* inner */ still */ //// not a doc\n//! not a doc\nmachine M { state A; }",

@@ -41,3 +41,41 @@ fn without_faults_an_all_agree_round_is_fine() {
     };
     assert!(codes(&f, &none).is_empty());
 }
+
+/// The oracle app with `claims` declared in it, verified: the codes found.
+fn oracle_with(claims: &str) -> Vec<&'static str> {
+    let dir = workspace().join("specs/oracle");
+    let text = std::fs::read_to_string(dir.join("oracle.fsm")).expect("the oracle spec");
+    let end = text.rfind('}').expect("the app's closing brace");
+    let text = format!("{}{claims}\n}}\n", &text[..end]);
+    let c = fsmc_driver::compile_str("oracle.fsm", &text, &dir, &fsmc_driver::Options::default());
+    let checked = c
+        .checked
+        .expect("the oracle with its properties passes `fsmc check`");
+    fsmc_verify::verify(&checked, &FOUR_ONE)
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(|d| d.code.id()))
+        .collect()
+}
+
+#[test]
+fn an_apps_declared_properties_are_checked_on_the_composed_app() {
+    // Keys and states of different chained machines, in one formula.
+    assert_eq!(
+        oracle_with(
+            "invariant \"submits with an estimate\": not (in SubmitPriceRound and missing estimate);\n\
+             eventually \"resets\": in ResetAndPauseRound;"
+        ),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        oracle_with("invariant \"always an estimate\": has estimate;"),
+        ["E1106"]
+    );
+    // The app registers at start up in its own round; `RegistrationRound` is entered only after a reset that
+    // failed, which a fair run need never see.
+    assert_eq!(
+        oracle_with("eventually \"registers again\": in RegistrationRound;"),
+        ["E1107"]
+    );
+}

@@ -28,12 +28,13 @@ impl<T: Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 
 }
 
 /// The type of a key of the synchronized data: cloned into each period, shown in `Debug`, hashed into the app
-/// hash (`BorshSerialize`), and read by behaviours on the node's tasks (`Send`, `Sync`, `'static`).
+/// hash and read back from a snapshot (`BorshSerialize`, `BorshDeserialize`), and read by behaviours on the
+/// node's tasks (`Send`, `Sync`, `'static`).
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a key's type: a key is `Clone + Debug + BorshSerialize + Send + Sync + 'static`",
+    message = "`{Self}` cannot be a key's type: a key is `Clone + Debug + BorshSerialize + BorshDeserialize + Send + Sync + 'static`",
     label = "the spec names it as a key's type; the function's name gives the key and the spec's line",
-    note = "derive them; borsh's derive is `fsmc_runtime::borsh::BorshSerialize` with `#[borsh(crate = \"fsmc_runtime::borsh\")]`"
+    note = "derive them; borsh's derives are `fsmc_runtime::borsh::{{BorshSerialize, BorshDeserialize}}` with `#[borsh(crate = \"fsmc_runtime::borsh\")]`"
 )]
 pub trait Key {}
 
-impl<T: Clone + Debug + BorshSerialize + Send + Sync + 'static> Key for T {}
+impl<T: Clone + Debug + BorshSerialize + BorshDeserialize + Send + Sync + 'static> Key for T {}

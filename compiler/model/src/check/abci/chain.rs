@@ -40,6 +40,7 @@ pub(super) fn chain(spec: &Spec, app: &App) -> Composed {
     out.docs = app.docs.clone();
     out.label = app.label.clone();
     out.lints = app.lints.clone();
+    out.claims = app.claims.clone();
 
     // Mapping by state name: upstream keys it by round class, and states are unique across composed machines.
     let mapping: BTreeMap<&str, &str> = app
