@@ -102,11 +102,13 @@ impl<D: Clone> Periods<D> {
 }
 
 /// The most past periods a decoded history may hold: far beyond any history depth a genesis sets.
+#[cfg(feature = "app")]
 const MAX_DECODED_PAST: u64 = 1 << 20;
 
 // A replica's snapshot holds every kept period: the current one, the history before it, and the period number.
 // The history is written as a count and its periods one by one, not as a borsh `Vec`, which refuses the data of
 // a machine without keys (`()`, a zero-sized type).
+#[cfg(feature = "app")]
 impl<D: borsh::BorshSerialize> borsh::BorshSerialize for Periods<D> {
     fn serialize<W: borsh::io::Write>(&self, writer: &mut W) -> borsh::io::Result<()> {
         self.current.serialize(writer)?;
@@ -118,6 +120,7 @@ impl<D: borsh::BorshSerialize> borsh::BorshSerialize for Periods<D> {
     }
 }
 
+#[cfg(feature = "app")]
 impl<D: borsh::BorshDeserialize> borsh::BorshDeserialize for Periods<D> {
     fn deserialize_reader<R: borsh::io::Read>(reader: &mut R) -> borsh::io::Result<Self> {
         let current = D::deserialize_reader(reader)?;
