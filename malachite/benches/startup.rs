@@ -16,18 +16,7 @@ use fsmc_runtime::app::{App, AppHash, Block, Genesis};
 use malachitebft_core_types::{CommitCertificate, CommitSignature, Round};
 
 mod toy {
-    fsmc_runtime::fsm!(
-        r#"
-        machine ToyAbciApp: abci {
-            event DONE, NO_MAJORITY;
-            event ROUND_TIMEOUT timeout 30s;
-            start default state CountRound: collect_same_until_threshold { payload "String"; }
-            (CountRound, DONE) -> CountRound;
-            (CountRound, ROUND_TIMEOUT) -> CountRound;
-            (CountRound, NO_MAJORITY) -> CountRound;
-        }
-    "#
-    );
+    fsmc_runtime::include_fsm!("tests/toy.fsm");
 }
 
 type Spec = toy::toy_abci_app::Spec;

@@ -24,18 +24,7 @@ use fsmc_runtime::app::{Abstain, AppHash, AppSpec};
 
 /// The chain's app: every agent sends the number of the round, over and over.
 mod chain {
-    fsmc_runtime::fsm!(
-        r#"
-        machine ToyAbciApp: abci {
-            event DONE, NO_MAJORITY;
-            event ROUND_TIMEOUT timeout 30s;
-            start default state CountRound: collect_same_until_threshold { payload "String"; }
-            (CountRound, DONE) -> CountRound;
-            (CountRound, ROUND_TIMEOUT) -> CountRound;
-            (CountRound, NO_MAJORITY) -> CountRound;
-        }
-    "#
-    );
+    fsmc_runtime::include_fsm!("tests/toy.fsm");
 }
 
 /// The same app with a longer timeout: replicas of the two would time rounds out at different heights.
