@@ -203,6 +203,8 @@ pub struct Claim {
     pub span: Span,
 }
 
+pub use fsmc_vocab::{Named, PeriodCmp};
+
 /// What a claim says of a state of the machine.
 #[derive(Clone, Debug)]
 pub enum Formula {
@@ -212,20 +214,41 @@ pub enum Formula {
     Has(Name),
     /// `missing k`: the key is absent.
     Missing(Name),
+    /// `after A, B`: the transition that led into the current state left one of these states.
+    After(Vec<Name>),
+    /// `outcome E, F`: the transition that led into the current state was taken on one of these events (for an
+    /// `abci` round, the outcome it decided or its timeout).
+    Outcome(Vec<Name>),
+    /// `period is 2`, `period at least 2`, `period at most 2`: the period number against a constant.
+    Period(PeriodTest),
     Not(Box<Formula>),
     And(Vec<Formula>),
     Or(Vec<Formula>),
 }
 
+/// `period at least 2`: how the period number compares with a constant, which is kept as written (its span
+/// locates the diagnostic of a constant out of range).
+#[derive(Clone, Debug)]
+pub struct PeriodTest {
+    pub cmp: PeriodCmp,
+    pub value: Name,
+    /// The whole condition, `period` to the number.
+    pub span: Span,
+}
+
 impl Formula {
-    /// Every state (`true`) and key (`false`) the formula names, in the order written.
-    pub fn names(&self) -> Vec<(&Name, bool)> {
+    /// Every state, key and event the formula names, in the order written.
+    pub fn names(&self) -> Vec<(&Name, Named)> {
         let mut out = Vec::new();
         let mut stack = vec![self];
         while let Some(f) = stack.pop() {
             match f {
-                Formula::In(states) => out.extend(states.iter().map(|s| (s, true))),
-                Formula::Has(k) | Formula::Missing(k) => out.push((k, false)),
+                Formula::In(states) | Formula::After(states) => {
+                    out.extend(states.iter().map(|s| (s, Named::State)));
+                }
+                Formula::Outcome(events) => out.extend(events.iter().map(|e| (e, Named::Event))),
+                Formula::Has(k) | Formula::Missing(k) => out.push((k, Named::Key)),
+                Formula::Period(_) => {}
                 Formula::Not(f) => stack.push(f),
                 Formula::And(fs) | Formula::Or(fs) => stack.extend(fs.iter().rev()),
             }

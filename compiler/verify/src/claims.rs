@@ -3,12 +3,44 @@
 //! that avoids it forever is a way through states where it is false to either a state no block leaves, or a
 //! fair cycle of such states; period ends do not stop such a run, so they are steps like any other).
 
-use crate::explore::{Explored, Step};
+use crate::explore::{Abs, Explored, Step};
+use crate::memory::led_in;
 use crate::model::Model;
 use crate::report::{blocks_of, cycle_in, label_path, path_to, state_span};
 use crate::{Counterexample, liveness};
 use fsmc_base::diag::{Code, Diagnostic};
-use fsmc_model::spec::{Claim, ClaimKind, KeyId};
+use fsmc_model::spec::{Claim, ClaimKind, KeyId, Machine, Situation, StateId};
+
+/// One explored state as the claims see it: where the machine is, its keys (none outside `abci` machines), the
+/// class of the transition that led in, and the period counted so far.
+pub(crate) struct At<'m> {
+    pub m: &'m Machine,
+    pub state: StateId,
+    pub keys: Option<&'m Abs>,
+    pub led: u32,
+    pub period: u32,
+}
+
+impl Situation for At<'_> {
+    fn in_state(&self, state: &str) -> bool {
+        self.m.state(self.state).name.as_str() == state
+    }
+    fn has(&self, key: &str) -> bool {
+        self.keys.is_some_and(|x| {
+            self.m
+                .keys
+                .iter()
+                .position(|k| k.name.as_str() == key)
+                .is_some_and(|i| x.has(KeyId(i as u32)))
+        })
+    }
+    fn led_in(&self) -> Option<(&str, Option<&str>)> {
+        led_in(self.m, self.led)
+    }
+    fn period(&self) -> u64 {
+        u64::from(self.period)
+    }
+}
 
 /// Checks every claim of the machine. Returns the diagnostics, and the counterexample of the first broken
 /// invariant (an `eventually` is not replayed as a test: a run that never gets somewhere has no last block to
@@ -49,14 +81,13 @@ pub(crate) fn check(model: &Model<'_>, ex: &Explored) -> (Vec<Diagnostic>, Optio
 
 /// Whether the claim holds in explored state `s`.
 fn holds(model: &Model<'_>, ex: &Explored, claim: &Claim, s: u32) -> bool {
-    let m = model.machine;
     let x = &ex.states[s as usize];
-    let here = m.state(x.state).name.as_str();
-    claim.formula.holds(&|name| name == here, &|key| {
-        m.keys
-            .iter()
-            .position(|k| k.name.as_str() == key)
-            .is_some_and(|i| x.has(KeyId(i as u32)))
+    claim.formula.holds(&At {
+        m: model.machine,
+        state: x.state,
+        keys: Some(x),
+        led: x.led,
+        period: x.period,
     })
 }
 
@@ -73,7 +104,16 @@ fn situation(model: &Model<'_>, ex: &Explored, s: u32) -> String {
     } else {
         keys.join(", ")
     };
-    format!("in `{}`, with keys present: {keys}", m.state(x.state).name)
+    let cap = model.memory.period_cap;
+    let period = match x.period {
+        _ if cap == 0 => String::new(),
+        p if p == cap => format!(", in period {cap} or later"),
+        p => format!(", in period {p}"),
+    };
+    format!(
+        "in `{}`, with keys present: {keys}{period}",
+        m.state(x.state).name
+    )
 }
 
 fn broken(model: &Model<'_>, ex: &Explored, claim: &Claim, at: u32) -> Diagnostic {

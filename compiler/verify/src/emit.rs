@@ -94,7 +94,7 @@ fn assertion(cex: &Counterexample, module: &str) -> String {
 
 /// A claim's formula as a Rust condition on the replayed `app`.
 fn rust_formula(f: &fsmc_model::spec::Formula) -> String {
-    use fsmc_model::spec::Formula;
+    use fsmc_model::spec::{Formula, PeriodCmp};
     let all = |fs: &[Formula], sep: &str| {
         let parts: Vec<String> = fs.iter().map(rust_formula).collect();
         format!("({})", parts.join(sep))
@@ -106,6 +106,34 @@ fn rust_formula(f: &fsmc_model::spec::Formula) -> String {
                 .map(|s| format!("app.state().to_string() == {:?}", s.as_str()))
                 .collect();
             format!("({})", tests.join(" || "))
+        }
+        Formula::After(states) => {
+            let tests: Vec<String> = states
+                .iter()
+                .map(|s| format!("from == {:?}", s.as_str()))
+                .collect();
+            format!(
+                "led.as_ref().is_some_and(|(from, _)| {})",
+                tests.join(" || ")
+            )
+        }
+        Formula::Outcome(events) => {
+            let tests: Vec<String> = events
+                .iter()
+                .map(|e| format!("event == {:?}", e.as_str()))
+                .collect();
+            format!(
+                "led.as_ref().is_some_and(|(_, event)| {})",
+                tests.join(" || ")
+            )
+        }
+        Formula::Period(cmp, n) => {
+            let op = match cmp {
+                PeriodCmp::Is => "==",
+                PeriodCmp::AtLeast => ">=",
+                PeriodCmp::AtMost => "<=",
+            };
+            format!("(app.period() {op} {n})")
         }
         Formula::Has(k) => format!("app.data().{}.is_some()", snake(k.as_str())),
         Formula::Missing(k) => format!("app.data().{}.is_none()", snake(k.as_str())),
@@ -304,6 +332,8 @@ fn replay() {
     }
     let mut period = None;
     let mut ended = false;
+    // The transition that led into the current state: the state it left and its event.
+    let mut led: Option<(String, String)> = None;
     for (n, &i) in schedule.iter().enumerate() {
         let (state, timeout, sends) = BLOCKS[i];
         if i == LOOP_FROM && period.is_none() {
@@ -341,14 +371,19 @@ fn replay() {
             }
         }
         let height = app.height() + 1;
-        if let Err(e) = app.deliver_block(&Block { height, time_ms, txs }) {
-            panic!("block {n} does not apply: {e}");
+        match app.deliver_block(&Block { height, time_ms, txs }) {
+            Ok(report) => {
+                if let Some(s) = report.steps.last() {
+                    led = Some((s.from.to_string(), s.event.to_string()));
+                }
+            }
+            Err(e) => panic!("block {n} does not apply: {e}"),
         }
         if period.is_some_and(|p| app.period() != p) || app.is_finished() {
             ended = true;
         }
     }
-    let _ = ended;
+    let _ = (ended, &led);
 {ASSERT}
 }
 "#;

@@ -3,8 +3,9 @@
 //!
 //! An abstract state is the replica's state with agents counted instead of named: the current state, which keys
 //! are present, the participants and the keeper by group (honest, faulty), how many keepers of each group failed
-//! this period, and the round's payloads by class. The period number is left out: a period's behaviour does not
-//! depend on it, so two periods that reach the same abstract state continue alike.
+//! this period, and the round's payloads by class. The period number is left out (a period's behaviour does not
+//! depend on it, so two periods that reach the same abstract state continue alike), except as far as a declared
+//! property compares it; so is the transition that led into the state, except as far as one speaks of it.
 
 use crate::model::{Edge, Model, Role};
 use crate::round::{self, A, B, CLASSES, Collected, FAULTY, HONEST, Members, NONE, Sends};
@@ -41,6 +42,11 @@ pub(crate) struct Abs {
     /// Whether the service has started: its first registration decided. A service starts once all its agents
     /// are up, so until then every agent is honest; the faulty ones are picked among the registered.
     pub started: bool,
+    /// The class of the transition that led into the state, for the claims that speak of it (always 0 when none
+    /// does: see [`crate::memory::Memory`]).
+    pub led: u32,
+    /// The period number, counted up to the claims' cap (always 0 when no claim compares it).
+    pub period: u32,
 }
 
 impl Abs {
@@ -123,6 +129,8 @@ pub(crate) fn explore(
         round: Collected::default(),
         open: false,
         started: !model.states.iter().any(|s| s.role == Role::Registration),
+        led: 0,
+        period: 0,
     };
     for k in &model.initial_keys {
         init.set(*k);
@@ -294,6 +302,7 @@ fn decide(model: &Model<'_>, config: &Config, x: &Abs, d: &Decided) -> (Abs, boo
         y.keeper = None;
         y.keeper_failed = false;
         y.failed = [0, 0];
+        y.period = (y.period + 1).min(model.memory.period_cap);
     }
     let goal = reset || model.state(d.edge.to).is_final;
     (enter(model, config, y, d.edge.to), goal)
@@ -334,6 +343,11 @@ fn successors(model: &Model<'_>, config: &Config, x: &Abs) -> Vec<(Abs, Step)> {
         custom(model, config, x, &blank, &mut out);
     } else {
         blocks(model, config, x, &blank, &mut out);
+    }
+    for (y, step) in &mut out {
+        if let Some((t, _)) = step.fired {
+            y.led = model.memory.led[t];
+        }
     }
     fairness(x, &mut out);
     out

@@ -22,6 +22,7 @@ mod emit;
 mod explore;
 mod graph;
 mod liveness;
+mod memory;
 mod model;
 mod parties;
 mod report;

@@ -2,6 +2,7 @@
 //! part the round plays (registration, election, keeper), where each outcome and the timeout lead, and the keys
 //! it writes and reads. The runtime reads the same facts from the generated code (`AppSpec::rules`).
 
+use crate::memory::Memory;
 use fsmc_base::source::Span;
 use fsmc_model::spec::{KeyId, Machine, StateId};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
@@ -71,6 +72,8 @@ pub(crate) struct Model<'m> {
     pub cross: Vec<bool>,
     /// The keys present at the start: the start state's pre-conditions.
     pub initial_keys: Vec<KeyId>,
+    /// What the declared properties need remembered of a run.
+    pub memory: Memory,
 }
 
 impl<'m> Model<'m> {
@@ -84,6 +87,7 @@ impl<'m> Model<'m> {
             start,
             cross: m.keys.iter().map(|k| k.cross_period).collect(),
             initial_keys: m.state(start).requires.iter().map(|(k, _)| *k).collect(),
+            memory: Memory::new(m),
         })
     }
 

@@ -123,8 +123,59 @@ pub const MEMBER_KEYWORDS: &[&str] = &[
 ];
 
 /// The words of a declared property's formula (`not (in A, B and missing k) or has k`), reserved only there:
-/// the four that begin a condition, then the two that join conditions.
-pub const FORMULA_KEYWORDS: &[&str] = &["in", "has", "missing", "not", "and", "or"];
+/// the [`FORMULA_OPENERS`] that begin a condition, then the [`FORMULA_JOINERS`] that join conditions.
+pub const FORMULA_KEYWORDS: &[&str] = &concat::<9>(&[FORMULA_OPENERS, FORMULA_JOINERS]);
+
+/// The words that begin a condition of a formula: where the machine is (`in`), which keys are present (`has`,
+/// `missing`), the transition that led into the state (`after` the state it left, `outcome` its event), the
+/// period number (`period`), and `not`.
+pub const FORMULA_OPENERS: &[&str] = &["in", "has", "missing", "after", "outcome", "period", "not"];
+
+/// The words that join conditions of a formula.
+pub const FORMULA_JOINERS: &[&str] = &["and", "or"];
+
+/// What a name in a formula names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// A state: `in A`, `after A`.
+    State,
+    /// A key: `has k`, `missing k`.
+    Key,
+    /// An event: `outcome E`.
+    Event,
+}
+
+/// How a formula compares the period number with a constant: `period is 2`, `period at least 2`,
+/// `period at most 2`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PeriodCmp {
+    Is,
+    AtLeast,
+    AtMost,
+}
+
+impl PeriodCmp {
+    /// Every comparison, in the order completion offers them.
+    pub const ALL: [PeriodCmp; 3] = [PeriodCmp::Is, PeriodCmp::AtLeast, PeriodCmp::AtMost];
+
+    /// The words written between `period` and the number.
+    pub fn words(self) -> &'static str {
+        match self {
+            PeriodCmp::Is => "is",
+            PeriodCmp::AtLeast => "at least",
+            PeriodCmp::AtMost => "at most",
+        }
+    }
+
+    /// Whether `period` compares so with `n`.
+    pub fn holds(self, period: u64, n: u64) -> bool {
+        match self {
+            PeriodCmp::Is => period == n,
+            PeriodCmp::AtLeast => period >= n,
+            PeriodCmp::AtMost => period <= n,
+        }
+    }
+}
 
 /// The modifiers written before `state`.
 pub const STATE_MODIFIERS: &[&str] = &["start", "default", "final"];

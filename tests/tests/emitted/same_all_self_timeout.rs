@@ -73,6 +73,8 @@ fn replay() {
     }
     let mut period = None;
     let mut ended = false;
+    // The transition that led into the current state: the state it left and its event.
+    let mut led: Option<(String, String)> = None;
     for (n, &i) in schedule.iter().enumerate() {
         let (state, timeout, sends) = BLOCKS[i];
         if i == LOOP_FROM && period.is_none() {
@@ -110,14 +112,19 @@ fn replay() {
             }
         }
         let height = app.height() + 1;
-        if let Err(e) = app.deliver_block(&Block { height, time_ms, txs }) {
-            panic!("block {n} does not apply: {e}");
+        match app.deliver_block(&Block { height, time_ms, txs }) {
+            Ok(report) => {
+                if let Some(s) = report.steps.last() {
+                    led = Some((s.from.to_string(), s.event.to_string()));
+                }
+            }
+            Err(e) => panic!("block {n} does not apply: {e}"),
         }
         if period.is_some_and(|p| app.period() != p) || app.is_finished() {
             ended = true;
         }
     }
-    let _ = ended;
+    let _ = (ended, &led);
     assert!(
         ended,
         "the app stays in `{}` (period {}): the blocks that repeat never end the period",

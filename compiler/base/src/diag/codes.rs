@@ -190,10 +190,12 @@ codes! {
     VerifyPeriodNeverEnds = "E1102", "verify_period_never_ends", error, "a fair run loops forever without reaching a reset round or a final state";
     VerifyKeeperNotLive = "E1103", "verify_keeper_not_live", error, "a keeper round can run without an elected keeper that has not failed this period";
     VerifyKeyMissing = "E1104", "verify_key_missing", error, "a state can be entered without a key it reads or requires";
-    ClaimUnknownName = "E1105", "claim_unknown_name", error, "an `invariant` or `eventually` names a state or key the machine does not have, or repeats a name";
+    ClaimUnknownName = "E1105", "claim_unknown_name", error, "an `invariant` or `eventually` names a state, key or event the machine does not have, or repeats a name";
     InvariantViolated = "E1106", "invariant_violated", error, "a reachable state breaks a declared `invariant`";
     EventuallyViolated = "E1107", "eventually_violated", error, "a fair run never reaches a state a declared `eventually` asks for";
     DialogueDisagrees = "E1108", "dialogue_parties_disagree", error, "a dialogue's two parties can disagree: a crossing message is refused, or they end in different states";
+    ClaimImpossibleTransition = "E1109", "claim_impossible_transition", error, "an `after` or `outcome` in a declared property speaks of a transition that cannot happen";
+    ClaimPeriod = "E1110", "claim_period", error, "a declared property compares the period where there are no periods, or with a constant too large to count to";
     // Lints.
     StateNaming = "W1001", "state_naming", warn, "an Open Autonomy state name does not end in `Round`";
     AppNaming = "W1002", "app_naming", warn, "an Open Autonomy app label does not end in `AbciApp`";
@@ -334,6 +336,8 @@ const EXPLANATIONS: &[(Code, &str)] = &[
     (Code::InvariantViolated, include_str!("explain/E1106.md")),
     (Code::EventuallyViolated, include_str!("explain/E1107.md")),
     (Code::DialogueDisagrees, include_str!("explain/E1108.md")),
+    (Code::ClaimImpossibleTransition, include_str!("explain/E1109.md")),
+    (Code::ClaimPeriod, include_str!("explain/E1110.md")),
     (Code::StateNaming, include_str!("explain/W1001.md")),
     (Code::AppNaming, include_str!("explain/W1002.md")),
 ];

@@ -197,3 +197,46 @@ fn keeps_claims_and_export_writes_them_back() {
         "{exported}"
     );
 }
+
+#[test]
+fn keeps_transition_and_period_conditions_and_export_writes_them_back() {
+    let text = "machine M: abci{event DONE,NO_MAJORITY;event ROUND_TIMEOUT timeout 30s;\
+                start default state A: collect_same_until_threshold{}state R: collect_same_until_threshold{reset;}\
+                (A,DONE)->R;(A,NO_MAJORITY)->A;(A,ROUND_TIMEOUT)->A;(R,DONE)->A;(R,NO_MAJORITY)->R;(R,ROUND_TIMEOUT)->R;\n\
+                invariant \"i\":not(after A and outcome NO_MAJORITY,ROUND_TIMEOUT)or period  at   least 2;\
+                eventually \"e\":period is 1 and not period at most 0;}";
+    let once = fmt(text);
+    assert!(
+        once.contains(
+            "    invariant \"i\": not (after A and outcome NO_MAJORITY, ROUND_TIMEOUT) or period at least 2;\n"
+        ),
+        "{once}"
+    );
+    assert!(
+        once.contains("    eventually \"e\": period is 1 and not period at most 0;\n"),
+        "{once}"
+    );
+    assert_eq!(fmt(&once), once);
+    let c = fsmc_driver::compile_str(
+        "m.fsm",
+        text,
+        std::path::Path::new("."),
+        &fsmc_driver::Options::default(),
+    );
+    let spec = c
+        .checked
+        .map(|c| c.into_spec())
+        .or(c.spec)
+        .expect("resolved");
+    let exported = crate::export::fsm::write(&spec.machines[0], &[]).expect("written");
+    assert!(
+        exported.contains(
+            "invariant \"i\": not (after A and outcome NO_MAJORITY, ROUND_TIMEOUT) or period at least 2;"
+        ),
+        "{exported}"
+    );
+    assert!(
+        exported.contains("eventually \"e\": period is 1 and not period at most 0;"),
+        "{exported}"
+    );
+}

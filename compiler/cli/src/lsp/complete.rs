@@ -13,8 +13,8 @@ use fsmc_driver::resolve::Syntax;
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use fsmc_vocab::genie::{Persistence, StateType};
 use fsmc_vocab::{
-    ACTION_SIDES, FORMULA_KEYWORDS, ITEM_KEYWORDS, MEMBER_KEYWORDS, Profile, STATE_MODIFIERS,
-    TRANSITION_KEYWORDS, TURNS,
+    ACTION_SIDES, FORMULA_JOINERS, FORMULA_KEYWORDS, FORMULA_OPENERS, ITEM_KEYWORDS,
+    MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS, TURNS,
 };
 
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
@@ -359,16 +359,25 @@ impl Cx<'_> {
         }
     }
 
-    /// In a declared property's formula: states after `in` (and its commas), keys after `has` and `missing`,
-    /// the words that begin a condition where one begins, and `and`, `or` after one.
+    /// In a declared property's formula: states after `in` and `after` (and their commas), events after
+    /// `outcome` (and its commas), keys after `has` and `missing`, the comparisons after `period`, the words that
+    /// begin a condition where one begins, and `and`, `or` after one.
     fn formula(&self, m: &str, rest: &[&str], items: &mut Items) {
+        // The word that opened the list a comma continues.
+        let opened = rest.iter().rev().find(|w| FORMULA_KEYWORDS.contains(w));
         match rest.last() {
-            Some(&("in" | ",")) => self.states(m, items),
+            Some(&("in" | "after")) => self.states(m, items),
+            Some(&"outcome") => self.events(m, items),
+            Some(&",") => match opened {
+                Some(&"outcome") => self.events(m, items),
+                _ => self.states(m, items),
+            },
             Some(&("has" | "missing")) => self.keys(m, items),
-            Some(&(":" | "not" | "and" | "or" | "(")) => {
-                items.keywords(&FORMULA_KEYWORDS[..4]);
-            }
-            _ => items.keywords(&FORMULA_KEYWORDS[4..]),
+            Some(&"period") => items.keywords(&["is", "at"]),
+            Some(&"at") => items.keywords(&["least", "most"]),
+            Some(&("is" | "least" | "most")) => {}
+            Some(&(":" | "not" | "and" | "or" | "(")) => items.keywords(FORMULA_OPENERS),
+            _ => items.keywords(FORMULA_JOINERS),
         }
     }
 

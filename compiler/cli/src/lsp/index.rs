@@ -10,7 +10,7 @@
 use fsmc_base::source::{FileId, Name, SourceMap, Span};
 use fsmc_driver::resolve::{Syntax, Unit};
 use fsmc_driver::yaml::OaSpec;
-use fsmc_syntax::ast::{self, PropValue};
+use fsmc_syntax::ast::{self, Named, PropValue};
 use fsmc_vocab::abci::OutcomeKind;
 use std::collections::BTreeMap;
 
@@ -83,6 +83,16 @@ impl<'a> MachineSyntax<'a> {
 
     fn has_state(&self, name: &str) -> bool {
         self.state_names().iter().any(|n| n.text == name)
+    }
+}
+
+/// The symbol a name in a declared property's formula refers to, in machine `r`.
+fn named_sym(r: MachineRef, n: &Name, named: Named) -> Sym {
+    let name = n.text.to_string();
+    match named {
+        Named::State => Sym::State(r, name),
+        Named::Key => Sym::Key(r, name),
+        Named::Event => Sym::Event(r, name),
     }
 }
 
@@ -241,14 +251,8 @@ impl Builder<'_> {
                 self.push(t.to.span, Sym::State(r, t.to.text.to_string()), false);
             }
             for c in &m.claims {
-                for (n, is_state) in c.formula.names() {
-                    let name = n.text.to_string();
-                    let sym = if is_state {
-                        Sym::State(r, name)
-                    } else {
-                        Sym::Key(r, name)
-                    };
-                    self.push(n.span, sym, false);
+                for (n, named) in c.formula.names() {
+                    self.push(n.span, named_sym(r, n, named), false);
                 }
             }
         }
@@ -304,26 +308,19 @@ impl Builder<'_> {
                     }
                 }
             }
-            // An app's properties name states and keys of its chained machines.
+            // An app's properties name states, keys and events of its chained machines (an event shared by
+            // several, as `DONE` is, refers to the first that declares it).
             for c in &a.claims {
-                for (n, is_state) in c.formula.names() {
+                for (n, named) in c.formula.names() {
                     let owner = chain.iter().copied().find(|r| {
-                        machine(units, *r).is_some_and(|m| {
-                            if is_state {
-                                m.has_state(&n.text)
-                            } else {
-                                m.key_names().iter().any(|k| k.text == n.text)
-                            }
+                        machine(units, *r).is_some_and(|m| match named {
+                            Named::State => m.has_state(&n.text),
+                            Named::Key => m.key_names().iter().any(|k| k.text == n.text),
+                            Named::Event => m.event_names().iter().any(|e| e.text == n.text),
                         })
                     });
                     if let Some(r) = owner {
-                        let name = n.text.to_string();
-                        let sym = if is_state {
-                            Sym::State(r, name)
-                        } else {
-                            Sym::Key(r, name)
-                        };
-                        self.push(n.span, sym, false);
+                        self.push(n.span, named_sym(r, n, named), false);
                     }
                 }
             }

@@ -323,6 +323,9 @@ fn in_a_declared_property_states_keys_and_the_formulas_words() {
         in (Keyword)
         has (Keyword)
         missing (Keyword)
+        after (Keyword)
+        outcome (Keyword)
+        period (Keyword)
         not (Keyword)
     "#]],
     );
@@ -331,6 +334,47 @@ fn in_a_declared_property_states_keys_and_the_formulas_words() {
         expect![[r#"
         and (Keyword)
         or (Keyword)
+    "#]],
+    );
+}
+
+#[test]
+fn in_a_declared_property_outcomes_and_the_period_comparisons() {
+    check(
+        &in_price("    invariant \"x\": after CollectPriceRound and outcome "),
+        expect![[r#"
+        DONE (Event)
+        NO_MAJORITY (Event)
+        ROUND_TIMEOUT (Event)
+    "#]],
+    );
+    check(
+        &in_price("    invariant \"x\": outcome DONE, "),
+        expect![[r#"
+        DONE (Event)
+        NO_MAJORITY (Event)
+        ROUND_TIMEOUT (Event)
+    "#]],
+    );
+    check(
+        &in_price("    invariant \"x\": after "),
+        expect![[r#"
+        CollectPriceRound (EnumMember)
+        FinishedPriceRound (EnumMember)
+    "#]],
+    );
+    check(
+        &in_price("    eventually \"x\": period "),
+        expect![[r#"
+        is (Keyword)
+        at (Keyword)
+    "#]],
+    );
+    check(
+        &in_price("    eventually \"x\": period at "),
+        expect![[r#"
+        least (Keyword)
+        most (Keyword)
     "#]],
     );
 }

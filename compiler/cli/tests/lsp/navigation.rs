@@ -193,3 +193,17 @@ fn names_in_declared_properties_are_references() {
     "#]],
     );
 }
+
+#[test]
+fn outcomes_in_declared_properties_are_references_to_events() {
+    const SPEC: &str = "machine M {\n    event GO;\n    start default state A;\n    \
+                        final state B;\n    (A, GO) -> B;\n    invariant \"i\": not in B or after A and outcome GO;\n}\n";
+    check_references(
+        &mark(SPEC, "outcome GO", 0, 8),
+        expect![[r#"
+            main.fsm 1:10-1:12 `GO` (declaration)
+            main.fsm 4:8-4:10 `GO`
+            main.fsm 5:51-5:53 `GO`
+        "#]],
+    );
+}

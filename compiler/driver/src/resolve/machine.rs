@@ -46,10 +46,7 @@ pub(super) fn lower(m: &ast::Machine, diags: &mut Vec<Diagnostic>) -> Machine {
     keys(m, &mut out, diags);
     let state_index = states(m, &mut out, diags);
     transitions(m, &mut out, &state_index, diags);
-    let states: Vec<&str> = out.states.iter().map(|s| s.name.as_str()).collect();
-    let keys: Vec<&str> = out.keys.iter().map(|k| k.name.as_str()).collect();
-    let tracked = (out.profile == Profile::Abci).then_some(keys.as_slice());
-    let claims = super::claims::lower(&m.claims, &states, tracked, diags);
+    let claims = super::claims::lower(&m.claims, &super::claims::Scope::of(&[&out]), diags);
     out.claims = claims;
     out
 }

@@ -13,7 +13,7 @@ mod yaml;
 use crate::yaml::OaSpec;
 use fsmc_base::diag::{Code, Diagnostic, Level, LintLevels, did_you_mean};
 use fsmc_base::source::{FileId, Name, Span};
-use fsmc_model::spec::{App, Item, MachineId, MappingEdge, Spec};
+use fsmc_model::spec::{App, Item, Machine, MachineId, MappingEdge, Spec};
 use fsmc_syntax::ast;
 use std::collections::BTreeMap;
 
@@ -313,15 +313,9 @@ fn lower_app(
             app.incomplete = true;
         }
     }
-    // An app's claims name the states and keys of its chained machines (states are unique across them).
-    let chained = || app.chain.iter().map(|(id, _)| spec.machine(*id));
-    let states: Vec<&str> = chained()
-        .flat_map(|m| m.states.iter().map(|s| s.name.as_str()))
-        .collect();
-    let keys: Vec<&str> = chained()
-        .flat_map(|m| m.keys.iter().map(|k| k.name.as_str()))
-        .collect();
-    let claims = claims::lower(&a.claims, &states, Some(&keys), diags);
+    // An app's claims name the states, keys and events of its chained machines (states are unique across them).
+    let chained: Vec<&Machine> = app.chain.iter().map(|(id, _)| spec.machine(*id)).collect();
+    let claims = claims::lower(&a.claims, &claims::Scope::of(&chained), diags);
     app.claims = claims;
     (app, complete)
 }

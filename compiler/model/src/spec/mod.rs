@@ -18,7 +18,7 @@ pub mod ids;
 pub mod machine;
 pub mod staged;
 
-pub use claim::{Claim, ClaimKind, Formula};
+pub use claim::{Claim, ClaimKind, Formula, Named, PeriodCmp, Situation};
 pub use ids::{EventId, KeyId, MachineId, StateId};
 pub use machine::{
     Action, Event, Field, Guard, Key, Machine, Origin, State, StateData, Timeout, Transition,

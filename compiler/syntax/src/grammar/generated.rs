@@ -39,6 +39,12 @@ pub enum Rule {
     r#kw_not,
     r#kw_and,
     r#kw_or,
+    r#kw_after,
+    r#kw_outcome,
+    r#kw_period,
+    r#kw_is,
+    r#kw_at,
+    r#kw_bound,
     r#arrow,
     r#semi,
     r#comma,
@@ -97,6 +103,9 @@ pub enum Rule {
     r#negation,
     r#in_states,
     r#key_test,
+    r#after,
+    r#outcome,
+    r#period,
     r#app,
     r#app_head,
     r#app_member,
@@ -154,6 +163,12 @@ impl Rule {
             Rule::r#kw_not,
             Rule::r#kw_and,
             Rule::r#kw_or,
+            Rule::r#kw_after,
+            Rule::r#kw_outcome,
+            Rule::r#kw_period,
+            Rule::r#kw_is,
+            Rule::r#kw_at,
+            Rule::r#kw_bound,
             Rule::r#arrow,
             Rule::r#semi,
             Rule::r#comma,
@@ -212,6 +227,9 @@ impl Rule {
             Rule::r#negation,
             Rule::r#in_states,
             Rule::r#key_test,
+            Rule::r#after,
+            Rule::r#outcome,
+            Rule::r#period,
             Rule::r#app,
             Rule::r#app_head,
             Rule::r#app_member,
@@ -1308,6 +1326,181 @@ impl ::pest::Parser<Rule> for FsmParser {
                                                 .sequence(|state| {
                                                     state
                                                         .match_string("or")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_after(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_after,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("after")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_outcome(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_outcome,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("outcome")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_period(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_period,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("period")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_is(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_is,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("is")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_at(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_at,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("at")
+                                                        .and_then(|state| {
+                                                            state
+                                                                .lookahead(false, |state| { self::r#ident_char(state) })
+                                                        })
+                                                })
+                                        },
+                                    )
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#kw_bound(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#kw_bound,
+                            |state| {
+                                state
+                                    .atomic(
+                                        ::pest::Atomicity::Atomic,
+                                        |state| {
+                                            state
+                                                .sequence(|state| {
+                                                    state
+                                                        .match_string("least")
+                                                        .or_else(|state| { state.match_string("most") })
                                                         .and_then(|state| {
                                                             state
                                                                 .lookahead(false, |state| { self::r#ident_char(state) })
@@ -3018,6 +3211,9 @@ impl ::pest::Parser<Rule> for FsmParser {
                                             .and_then(|state| {
                                                 self::r#in_states(state)
                                                     .or_else(|state| { self::r#key_test(state) })
+                                                    .or_else(|state| { self::r#after(state) })
+                                                    .or_else(|state| { self::r#outcome(state) })
+                                                    .or_else(|state| { self::r#period(state) })
                                                     .or_else(|state| {
                                                         state
                                                             .sequence(|state| {
@@ -3101,6 +3297,142 @@ impl ::pest::Parser<Rule> for FsmParser {
                                         self::r#kw_key_is(state)
                                             .and_then(|state| { super::hidden::skip(state) })
                                             .and_then(|state| { self::r#ident(state) })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#after(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#after,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#kw_after(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                state
+                                                                    .sequence(|state| {
+                                                                        self::r#comma(state)
+                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                            .and_then(|state| { self::r#ident(state) })
+                                                                    })
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| {
+                                                                                                state
+                                                                                                    .sequence(|state| {
+                                                                                                        self::r#comma(state)
+                                                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                                                            .and_then(|state| { self::r#ident(state) })
+                                                                                                    })
+                                                                                            })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#outcome(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#outcome,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#kw_outcome(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#ident(state) })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                state
+                                                    .sequence(|state| {
+                                                        state
+                                                            .optional(|state| {
+                                                                state
+                                                                    .sequence(|state| {
+                                                                        self::r#comma(state)
+                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                            .and_then(|state| { self::r#ident(state) })
+                                                                    })
+                                                                    .and_then(|state| {
+                                                                        state
+                                                                            .repeat(|state| {
+                                                                                state
+                                                                                    .sequence(|state| {
+                                                                                        super::hidden::skip(state)
+                                                                                            .and_then(|state| {
+                                                                                                state
+                                                                                                    .sequence(|state| {
+                                                                                                        self::r#comma(state)
+                                                                                                            .and_then(|state| { super::hidden::skip(state) })
+                                                                                                            .and_then(|state| { self::r#ident(state) })
+                                                                                                    })
+                                                                                            })
+                                                                                    })
+                                                                            })
+                                                                    })
+                                                            })
+                                                    })
+                                            })
+                                    })
+                            },
+                        )
+                }
+                #[inline]
+                #[allow(non_snake_case, unused_variables)]
+                pub fn r#period(
+                    state: ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                ) -> ::pest::ParseResult<
+                    ::std::boxed::Box<::pest::ParserState<'_, Rule>>,
+                > {
+                    state
+                        .rule(
+                            Rule::r#period,
+                            |state| {
+                                state
+                                    .sequence(|state| {
+                                        self::r#kw_period(state)
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| {
+                                                self::r#kw_is(state)
+                                                    .or_else(|state| {
+                                                        state
+                                                            .sequence(|state| {
+                                                                self::r#kw_at(state)
+                                                                    .and_then(|state| { super::hidden::skip(state) })
+                                                                    .and_then(|state| { self::r#kw_bound(state) })
+                                                            })
+                                                    })
+                                            })
+                                            .and_then(|state| { super::hidden::skip(state) })
+                                            .and_then(|state| { self::r#integer(state) })
                                     })
                             },
                         )
@@ -3945,6 +4277,12 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#kw_not => rules::r#kw_not(state),
                     Rule::r#kw_and => rules::r#kw_and(state),
                     Rule::r#kw_or => rules::r#kw_or(state),
+                    Rule::r#kw_after => rules::r#kw_after(state),
+                    Rule::r#kw_outcome => rules::r#kw_outcome(state),
+                    Rule::r#kw_period => rules::r#kw_period(state),
+                    Rule::r#kw_is => rules::r#kw_is(state),
+                    Rule::r#kw_at => rules::r#kw_at(state),
+                    Rule::r#kw_bound => rules::r#kw_bound(state),
                     Rule::r#arrow => rules::r#arrow(state),
                     Rule::r#semi => rules::r#semi(state),
                     Rule::r#comma => rules::r#comma(state),
@@ -4003,6 +4341,9 @@ impl ::pest::Parser<Rule> for FsmParser {
                     Rule::r#negation => rules::r#negation(state),
                     Rule::r#in_states => rules::r#in_states(state),
                     Rule::r#key_test => rules::r#key_test(state),
+                    Rule::r#after => rules::r#after(state),
+                    Rule::r#outcome => rules::r#outcome(state),
+                    Rule::r#period => rules::r#period(state),
                     Rule::r#app => rules::r#app(state),
                     Rule::r#app_head => rules::r#app_head(state),
                     Rule::r#app_member => rules::r#app_member(state),

@@ -478,24 +478,7 @@ impl Builder {
             match p.as_rule() {
                 Rule::kw_not => nots += 1,
                 Rule::formula | Rule::conjunct | Rule::negation => parts.push(self.formula(p)),
-                Rule::in_states => parts.push(Formula::In(
-                    p.into_inner()
-                        .filter(|q| q.as_rule() == Rule::ident)
-                        .map(|q| self.name(&q))
-                        .collect(),
-                )),
-                Rule::key_test => {
-                    let has = p.as_str().starts_with("has");
-                    if let Some(key) = child(p, Rule::ident) {
-                        let key = self.name(&key);
-                        parts.push(if has {
-                            Formula::Has(key)
-                        } else {
-                            Formula::Missing(key)
-                        });
-                    }
-                }
-                _ => {}
+                _ => parts.extend(self.condition(p)),
             }
         }
         let mut f = match (rule, parts.len()) {
@@ -507,6 +490,46 @@ impl Builder {
             f = Formula::Not(Box::new(f));
         }
         f
+    }
+
+    /// One condition of a formula: `in A, B`, `has k`, `missing k`, `after A`, `outcome E`, `period at least 2`.
+    fn condition(&self, p: Pair<'_, Rule>) -> Option<Formula> {
+        let rule = p.as_rule();
+        let names = |p: Pair<'_, Rule>| -> Vec<Name> {
+            p.into_inner()
+                .filter(|q| q.as_rule() == Rule::ident)
+                .map(|q| self.name(&q))
+                .collect()
+        };
+        Some(match rule {
+            Rule::in_states => Formula::In(names(p)),
+            Rule::after => Formula::After(names(p)),
+            Rule::outcome => Formula::Outcome(names(p)),
+            Rule::key_test => {
+                let has = p.as_str().starts_with("has");
+                let key = self.name(&child(p, Rule::ident)?);
+                if has {
+                    Formula::Has(key)
+                } else {
+                    Formula::Missing(key)
+                }
+            }
+            Rule::period => {
+                let span = self.span(&p);
+                let mut cmp = PeriodCmp::Is;
+                let mut value = Name::new("", span);
+                for q in p.into_inner() {
+                    match (q.as_rule(), q.as_str()) {
+                        (Rule::kw_bound, "least") => cmp = PeriodCmp::AtLeast,
+                        (Rule::kw_bound, _) => cmp = PeriodCmp::AtMost,
+                        (Rule::integer, _) => value = self.name(&q),
+                        _ => {}
+                    }
+                }
+                Formula::Period(PeriodTest { cmp, value, span })
+            }
+            _ => return None,
+        })
     }
 
     fn qualified(&self, pair: Pair<'_, Rule>) -> Qualified {

@@ -241,6 +241,8 @@ fn describe(rule: Rule) -> Option<String> {
         Rule::fields | Rule::field => "fields `(name: Type)`",
         Rule::prop_list => "a list of names",
         Rule::kw_side => "`sender` or `receiver`",
+        Rule::kw_key_is | Rule::key_test => "`has` or `missing`",
+        Rule::kw_bound => "`least` or `most`",
         Rule::group => "`[]`",
         // An attribute is named as a whole, not by its `#` or `!`.
         Rule::hash | Rule::bang => return None,

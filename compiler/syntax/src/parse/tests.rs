@@ -175,6 +175,55 @@ fn parses_claims_with_precedence() {
 }
 
 #[test]
+fn parses_the_transition_and_the_period_in_claims() {
+    let f = ok(r#"
+        machine M {
+            invariant "i": after A, B and outcome DONE or period at least 2;
+            eventually "e": not period is 0 and period at most 10;
+        }
+    "#);
+    let c = &f.machines[0].claims;
+    let Formula::Or(parts) = &c[0].formula else {
+        panic!("{:?}", c[0].formula)
+    };
+    let Formula::And(both) = &parts[0] else {
+        panic!("{parts:?}")
+    };
+    assert!(matches!(&both[0], Formula::After(s) if s.len() == 2 && s[1].as_str() == "B"));
+    assert!(matches!(&both[1], Formula::Outcome(e) if e[0].as_str() == "DONE"));
+    assert!(
+        matches!(&parts[1], Formula::Period(p) if p.cmp == PeriodCmp::AtLeast && p.value.as_str() == "2")
+    );
+    let Formula::And(both) = &c[1].formula else {
+        panic!("{:?}", c[1].formula)
+    };
+    assert!(
+        matches!(&both[0], Formula::Not(n) if matches!(&**n, Formula::Period(p) if p.cmp == PeriodCmp::Is))
+    );
+    assert!(matches!(&both[1], Formula::Period(p) if p.cmp == PeriodCmp::AtMost));
+    let names: Vec<(&str, Named)> = c[0]
+        .formula
+        .names()
+        .into_iter()
+        .map(|(n, k)| (n.as_str(), k))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("A", Named::State),
+            ("B", Named::State),
+            ("DONE", Named::Event)
+        ]
+    );
+}
+
+#[test]
+fn a_period_compared_without_a_bound_word_is_a_syntax_error() {
+    let e = err("machine M { invariant \"i\": period 2; }");
+    assert!(e.message.contains("`is`"), "{}", e.message);
+}
+
+#[test]
 fn comments_are_skipped_and_nest() {
     let f = ok(
         "// line\n/* outer /* inner */ still */ //// not a doc\n//! not a doc\nmachine M { state A; }",

@@ -79,3 +79,50 @@ fn an_apps_declared_properties_are_checked_on_the_composed_app() {
         ["E1107"]
     );
 }
+
+/// The oracle app with `claims` declared in it: the codes `fsmc check` reports.
+fn oracle_check(claims: &str) -> Vec<&'static str> {
+    let dir = workspace().join("specs/oracle");
+    let text = std::fs::read_to_string(dir.join("oracle.fsm")).expect("the oracle spec");
+    let end = text.rfind('}').expect("the app's closing brace");
+    let text = format!("{}{claims}\n}}\n", &text[..end]);
+    let c = fsmc_driver::compile_str("oracle.fsm", &text, &dir, &fsmc_driver::Options::default());
+    c.diagnostics.iter().map(|d| d.code.id()).collect()
+}
+
+#[test]
+fn an_apps_properties_speak_of_outcomes_and_the_period() {
+    // Every period after the first starts at the observation: registration at start up happens in period 0.
+    assert_eq!(
+        oracle_with(
+            "invariant \"start-up registration in the first period\": not (in RegistrationStartupRound and period at least 1);\n\
+             invariant \"a submission follows an election\": not in SubmitPriceRound or after SelectKeeperRound and outcome DONE;\n\
+             eventually \"a second period\": period at least 1;"
+        ),
+        Vec::<&str>::new()
+    );
+    // A keeper that fails is followed by a new election, not a second submission.
+    assert_eq!(
+        oracle_with(
+            "invariant \"no second submission\": not (in SubmitPriceRound and period is 0 and after SubmitPriceRound);"
+        ),
+        Vec::<&str>::new()
+    );
+    assert_eq!(
+        oracle_with("invariant \"never a failed submission\": not outcome SUBMISSION_FAILED;"),
+        ["E1106"]
+    );
+    assert_eq!(oracle_check("invariant \"x\": outcome DOEN;"), ["E1105"]);
+    assert_eq!(
+        oracle_check("invariant \"x\": not after FinishedPriceAggregationRound;"),
+        ["E1109"]
+    );
+    assert_eq!(
+        oracle_check("invariant \"x\": not (after SubmitPriceRound and outcome NO_MAJORITY);"),
+        ["E1109"]
+    );
+    assert_eq!(
+        oracle_check("invariant \"x\": period at most 5000;"),
+        ["E1110"]
+    );
+}

@@ -287,6 +287,15 @@ fn keyword_of(r: Rule) -> Option<&'static str> {
         Rule::kw_unless | Rule::guard_unless => "unless",
         Rule::kw_do | Rule::actions => "do",
         Rule::kw_persist | Rule::persist => "persist",
+        Rule::kw_in | Rule::in_states => "in",
+        Rule::kw_not => "not",
+        Rule::kw_and => "and",
+        Rule::kw_or => "or",
+        Rule::kw_after | Rule::after => "after",
+        Rule::kw_outcome | Rule::outcome => "outcome",
+        Rule::kw_period | Rule::period => "period",
+        Rule::kw_is => "is",
+        Rule::kw_at => "at",
         _ => return None,
     })
 }
