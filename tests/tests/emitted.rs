@@ -33,6 +33,37 @@ mod fixed_invariant {
     }
 }
 
+// A broken invariant over the transition that led into the state: the test follows the last step of each block.
+mod broken_outcome {
+    include!("emitted/report_on_no_majority.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+mod fixed_outcome {
+    include!("emitted/report_on_agreement.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+// A broken declared `eventually` (E1107): the test replays the stem, then the loop three times, and fails when
+// each time round brings the app back to where the loop began without the formula ever holding.
+mod broken_eventually {
+    include!("emitted/keeper_timeout_resets_forever.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+mod fixed_eventually {
+    include!("emitted/keeper_timeout_reelects.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
 /// A broken spec and its fix: the specs, the emitted files, and their replays.
 struct Pair {
     broken: &'static str,
@@ -59,6 +90,22 @@ const PAIRS: &[Pair] = &[
         fixed_file: "report_with_price.rs",
         broken_run: broken_invariant::run,
         fixed_run: fixed_invariant::run,
+    },
+    Pair {
+        broken: "specs/verify/broken/report_on_no_majority.fsm",
+        fixed: "specs/verify/controls/report_on_agreement.fsm",
+        broken_file: "report_on_no_majority.rs",
+        fixed_file: "report_on_agreement.rs",
+        broken_run: broken_outcome::run,
+        fixed_run: fixed_outcome::run,
+    },
+    Pair {
+        broken: "specs/verify/broken/keeper_timeout_resets_forever.fsm",
+        fixed: "specs/verify/controls/keeper_timeout_reelects.fsm",
+        broken_file: "keeper_timeout_resets_forever.rs",
+        fixed_file: "keeper_timeout_reelects.rs",
+        broken_run: broken_eventually::run,
+        fixed_run: fixed_eventually::run,
     },
 ];
 

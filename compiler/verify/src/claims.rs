@@ -43,8 +43,8 @@ impl Situation for At<'_> {
 }
 
 /// Checks every claim of the machine. Returns the diagnostics, and the counterexample of the first broken
-/// invariant (an `eventually` is not replayed as a test: a run that never gets somewhere has no last block to
-/// assert on).
+/// claim: for an invariant the blocks to a state where it fails, for an `eventually` the run that avoids it (a
+/// stem and, when it loops, the loop).
 pub(crate) fn check(model: &Model<'_>, ex: &Explored) -> (Vec<Diagnostic>, Option<Counterexample>) {
     let mut diags = Vec::new();
     let mut cex = None;
@@ -69,8 +69,9 @@ pub(crate) fn check(model: &Model<'_>, ex: &Explored) -> (Vec<Diagnostic>, Optio
             }
             // A search cut short has states it never expanded, which would look like the end of a run.
             ClaimKind::Eventually if !ex.truncated => {
-                if let Some(d) = avoided(model, ex, claim, &ok) {
+                if let Some((d, run)) = avoided(model, ex, claim, &ok) {
                     diags.push(d);
+                    cex = cex.or(Some(run));
                 }
             }
             ClaimKind::Eventually => {}
@@ -133,8 +134,14 @@ fn broken(model: &Model<'_>, ex: &Explored, claim: &Claim, at: u32) -> Diagnosti
     label_path(model, ex, &path, 0, "", d)
 }
 
-/// A fair run that never reaches a state where the claim holds, as a diagnostic; `None` when there is none.
-fn avoided(model: &Model<'_>, ex: &Explored, claim: &Claim, ok: &[bool]) -> Option<Diagnostic> {
+/// A fair run that never reaches a state where the claim holds, as a diagnostic and a counterexample; `None`
+/// when there is none.
+fn avoided(
+    model: &Model<'_>,
+    ex: &Explored,
+    claim: &Claim,
+    ok: &[bool],
+) -> Option<(Diagnostic, Counterexample)> {
     if ok.first().is_none_or(|h| *h) {
         return None;
     }
@@ -198,7 +205,20 @@ fn avoided(model: &Model<'_>, ex: &Explored, claim: &Claim, ok: &[bool]) -> Opti
         ))
     };
     let d = label_path(model, ex, &prefix, 0, "", d);
-    Some(label_path(model, ex, &cycle, prefix.len(), "loop: ", d))
+    let mut blocks = blocks_of(model, ex, &prefix);
+    let stem = blocks.len();
+    blocks.extend(blocks_of(model, ex, &cycle));
+    let run = Counterexample {
+        code: Code::EventuallyViolated,
+        blocks,
+        loop_from: (!cycle.is_empty()).then_some(stem),
+        key: None,
+        claim: Some(claim.clone()),
+    };
+    Some((
+        label_path(model, ex, &cycle, prefix.len(), "loop: ", d),
+        run,
+    ))
 }
 
 fn blocks(n: usize) -> String {

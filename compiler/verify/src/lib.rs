@@ -66,11 +66,13 @@ pub struct Counterexample {
     /// The property violated.
     pub code: fsmc_base::diag::Code,
     pub blocks: Vec<CexBlock>,
-    /// For a loop that never ends its period: where the loop begins in `blocks` (it runs to the end).
+    /// For a loop (a period that never ends, or a run that never satisfies an `eventually`): where the loop
+    /// begins in `blocks` (it runs to the end).
     pub loop_from: Option<usize>,
     /// The key found missing (E1104).
     pub key: Option<String>,
-    /// The declared invariant that fails (E1106).
+    /// The declared property that fails: an invariant (E1106), or an `eventually` (E1107) the blocks never
+    /// satisfy, looping from `loop_from` (without a loop, the run ends in a final state).
     pub claim: Option<fsmc_model::spec::Claim>,
 }
 
