@@ -134,6 +134,9 @@ pub const FORMULA_OPENERS: &[&str] = &["in", "has", "missing", "after", "outcome
 /// The words that join conditions of a formula.
 pub const FORMULA_JOINERS: &[&str] = &["and", "or"];
 
+/// The words that compare the period with a number in a formula (`period is 2`, `period at least 1`).
+pub const PERIOD_WORDS: &[&str] = &["is", "at", "least", "most"];
+
 /// What a name in a formula names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Named {

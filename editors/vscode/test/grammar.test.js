@@ -188,6 +188,14 @@ test('known constructs get the right scopes', async () => {
   a('agents traders[]', '[]', 'punctuation.definition.group.fsm');
   a('scripted seller', 'scripted', 'keyword.other.property.fsm');
   a('scripted seller', 'seller', 'variable.other.agent.fsm');
+  a('invariant "a submission', 'invariant', 'keyword.other.claim.fsm');
+  a('invariant "a submission', 'missing', 'keyword.operator.word.fsm');
+  a('invariant "agreed first', 'after', 'keyword.operator.word.fsm');
+  a('invariant "agreed first', 'outcome', 'keyword.operator.word.fsm');
+  a('invariant "agreed first', 'DONE', 'variable.other.fsm');
+  a('eventually "a later', 'eventually', 'keyword.other.claim.fsm');
+  a('eventually "a later', 'least', 'keyword.operator.word.fsm');
+  a('eventually "a later', '2', 'constant.numeric.integer.fsm');
 
   // Comments: a doc comment is not an ordinary comment; `////` and `//!` are.
   const wholeLine = (needle, scope, not) => {

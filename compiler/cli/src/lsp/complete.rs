@@ -14,7 +14,7 @@ use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use fsmc_vocab::genie::{Persistence, StateType};
 use fsmc_vocab::{
     ACTION_SIDES, FORMULA_JOINERS, FORMULA_KEYWORDS, FORMULA_OPENERS, ITEM_KEYWORDS,
-    MEMBER_KEYWORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS, TURNS,
+    MEMBER_KEYWORDS, PERIOD_WORDS, Profile, STATE_MODIFIERS, TRANSITION_KEYWORDS, TURNS,
 };
 
 use fsmc_syntax::ast::{self, CommentKind, PropValue};
@@ -373,8 +373,8 @@ impl Cx<'_> {
                 _ => self.states(m, items),
             },
             Some(&("has" | "missing")) => self.keys(m, items),
-            Some(&"period") => items.keywords(&["is", "at"]),
-            Some(&"at") => items.keywords(&["least", "most"]),
+            Some(&"period") => items.keywords(&PERIOD_WORDS[..2]),
+            Some(&"at") => items.keywords(&PERIOD_WORDS[2..]),
             Some(&("is" | "least" | "most")) => {}
             Some(&(":" | "not" | "and" | "or" | "(")) => items.keywords(FORMULA_OPENERS),
             _ => items.keywords(FORMULA_JOINERS),

@@ -323,7 +323,15 @@ pub fn semantic_tokens(a: &Analysis, file: FileId, enc: Encoding) -> lt::Semanti
                 modifiers,
             ));
         }
+        // The formula's words are keywords only inside a property, from `invariant`/`eventually` to its `;`.
+        let mut in_claim = false;
         for t in Lexer::new(text, 0) {
+            let word = t.text(text);
+            match t.kind {
+                Kind::Ident if matches!(word, "invariant" | "eventually") => in_claim = true,
+                Kind::Punct if matches!(word, ";" | "}") => in_claim = false,
+                _ => {}
+            }
             let class = match t.kind {
                 // Doc comments come with the comments above.
                 Kind::Doc | Kind::OpenComment | Kind::Other | Kind::Punct => None,
@@ -334,7 +342,13 @@ pub fn semantic_tokens(a: &Analysis, file: FileId, enc: Encoding) -> lt::Semanti
                     Some((_, &(end, class, m))) if end as usize >= t.end => Some((class, m)),
                     // A word is coloured as a keyword only when the tree does not say it is something else (`state
                     // stateful;` is a property named `stateful`).
-                    _ if fsmc_vocab::KEYWORDS.contains(&t.text(text)) => Some((Class::Keyword, 0)),
+                    _ if fsmc_vocab::KEYWORDS.contains(&word) => Some((Class::Keyword, 0)),
+                    _ if in_claim
+                        && (fsmc_vocab::FORMULA_KEYWORDS.contains(&word)
+                            || fsmc_vocab::PERIOD_WORDS.contains(&word)) =>
+                    {
+                        Some((Class::Keyword, 0))
+                    }
                     _ => None,
                 },
             };

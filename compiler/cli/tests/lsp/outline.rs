@@ -234,6 +234,52 @@ fn semantic_tokens_of_an_app_and_a_genie_machine() {
 }
 
 #[test]
+fn semantic_tokens_of_a_property_colour_its_words_as_keywords_only_there() {
+    check_tokens(
+        "machine M: abci {\n    event DONE;\n    start default state A: degenerate;\n    \
+         final state B: degenerate;\n    (A, DONE) -> B;\n    \
+         invariant \"ordered\": not in B or after A and outcome DONE;\n    \
+         eventually \"later\": period at least 2;\n}\n",
+        expect![[r#"
+            0:0 machine keyword 0
+            0:8 M class 1
+            0:11 abci enum 0
+            1:4 event keyword 0
+            1:10 DONE event 1
+            2:4 start keyword 0
+            2:10 default keyword 0
+            2:18 state keyword 0
+            2:24 A enumMember 1
+            2:27 degenerate enum 0
+            3:4 final keyword 0
+            3:10 state keyword 0
+            3:16 B enumMember 1
+            3:19 degenerate enum 0
+            4:5 A enumMember 0
+            4:8 DONE event 0
+            4:17 B enumMember 0
+            5:4 invariant keyword 0
+            5:14 "ordered" string 0
+            5:25 not keyword 0
+            5:29 in keyword 0
+            5:32 B enumMember 0
+            5:34 or keyword 0
+            5:37 after keyword 0
+            5:43 A enumMember 0
+            5:45 and keyword 0
+            5:49 outcome keyword 0
+            5:57 DONE event 0
+            6:4 eventually keyword 0
+            6:15 "later" string 0
+            6:24 period keyword 0
+            6:31 at keyword 0
+            6:34 least keyword 0
+            6:40 2 number 0
+        "#]],
+    );
+}
+
+#[test]
 fn semantic_tokens_of_a_dialogues_turns_and_sides() {
     check_tokens(
         "machine D: dialogue {\n    roles buyer, seller;\n    event Call by buyer;\n    event Quote by responder;\n    \
