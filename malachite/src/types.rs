@@ -10,6 +10,7 @@ use malachitebft_core_types::{
 };
 
 use crate::signing::{Ed25519, PrivateKey, PublicKey, Signature, hex};
+use crate::statesync::{History, SnapshotChunk, SnapshotOffer, SnapshotRequest};
 
 /// A block height: 1 for the first block.
 #[derive(
@@ -219,6 +220,15 @@ pub enum ProposalPart {
     Txs(Vec<SignedTx>),
     /// Which chain the sender is on and which app it runs, published now and then.
     Chain(ChainHello),
+    /// Where the sender's history is (its height, its first stored height, its latest snapshot), published
+    /// with its chain hello: whom a node behind can ask for a snapshot.
+    History(History),
+    /// A node asks one peer for its latest snapshot.
+    SnapshotRequest(SnapshotRequest),
+    /// The peer's answer: the snapshot's height, app hash, size and the certified blocks vouching for it.
+    SnapshotOffer(Box<SnapshotOffer>),
+    /// A piece of the snapshot's bytes.
+    SnapshotChunk(SnapshotChunk),
 }
 
 const CHAIN: &[u8] = b"fsmc/chain/v1";

@@ -59,8 +59,9 @@ impl Host {
                 height, value_id, ..
             } => self.restream_proposal(height, value_id).await,
             AppMsg::GetHistoryMinHeight { reply } => {
-                // Every block since genesis is kept.
-                let _ = reply.send(Height(1));
+                // Below it the blocks are pruned, or the history starts at a peer's snapshot: a peer asking
+                // for them would get nothing.
+                let _ = reply.send(Height(self.store.first_height()));
                 Ok(())
             }
             AppMsg::ReceivedProposalPart { part, reply, .. } => {
@@ -225,6 +226,22 @@ impl Host {
             }
             StreamContent::Data(ProposalPart::Chain(hello)) => {
                 self.heard_chain(&hello).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::History(history)) => {
+                self.heard_history(&history).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::SnapshotRequest(request)) => {
+                self.heard_request(&request).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::SnapshotOffer(offer)) => {
+                self.heard_offer(*offer).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::SnapshotChunk(chunk)) => {
+                self.heard_chunk(chunk).await?;
                 None
             }
             StreamContent::Data(ProposalPart::Block(block)) => {
