@@ -262,7 +262,11 @@ impl Host {
         if let Some(snapshot) = self.snapshot.take_if(|s| s.height <= self.store.height()) {
             self.store
                 .save_snapshot(&snapshot, self.settings.retain_blocks)?;
-            info!(height = snapshot.height, "stored a snapshot");
+            info!(
+                height = snapshot.height,
+                bytes = snapshot.state.len(),
+                "stored a snapshot"
+            );
         }
         Ok(())
     }

@@ -15,14 +15,14 @@ use fsmc_runtime::app::AppHash;
 use super::{network, wait};
 
 /// How many heights the network decides in all.
-const HEIGHTS: u64 = 1_000;
+const HEIGHTS: u64 = 2_000;
 /// When node 2 is killed and node 3 wiped.
-const MIDWAY: u64 = 500;
+const MIDWAY: u64 = 1_000;
 /// How many heights below its latest snapshot a node keeps.
 const RETAIN: u64 = 50;
 
 pub(super) fn a_node_restarts_from_its_snapshot_and_a_wiped_node_catches_up() {
-    let mut net = network("fsmc-snapshot-test", 4, 0, Duration::from_secs(240));
+    let mut net = network("fsmc-snapshot-test", 4, 0, Duration::from_secs(300));
     for home in net.homes() {
         keep_only(home, RETAIN);
     }
@@ -30,7 +30,7 @@ pub(super) fn a_node_restarts_from_its_snapshot_and_a_wiped_node_catches_up() {
     wait(
         &mut net,
         "every node decided the first heights",
-        Duration::from_secs(120),
+        Duration::from_secs(150),
         |net| (0..4).all(|i| net.height(i) >= MIDWAY),
     );
     // Node 2 is killed with -9 and restarted: it restores its latest snapshot.
