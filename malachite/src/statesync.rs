@@ -14,15 +14,18 @@
 //! refuses any other. A peer's word (its history, the digest) only decides whom to ask and how early a bad
 //! chunk is caught; it is never what makes a snapshot accepted.
 
-use borsh::{BorshDeserialize, BorshSerialize};
+use borsh::BorshSerialize;
 use sha2::{Digest, Sha256};
 
-use malachitebft_core_types::{CommitCertificate, ThresholdParams};
+use malachitebft_core_types::ThresholdParams;
 use malachitebft_signing::VerifierExt;
 
 use crate::signing::{Ed25519Provider, PrivateKey, Signature, hex};
 use crate::store::{StoredBlock, StoredSnapshot};
-use crate::types::{Address, BlockValue, FsmcContext, Height, ValidatorSet};
+use crate::types::{
+    Address, CertifiedBlock, FsmcContext, Height, History, SnapshotChunk, SnapshotOffer,
+    SnapshotRequest, ValidatorSet,
+};
 
 /// The most bytes of a snapshot one chunk carries (the engine's pub-sub messages go up to 4 MiB).
 pub const CHUNK_BYTES: usize = 1 << 20;
@@ -57,21 +60,6 @@ fn signed_by(
         .is_some_and(|v| v.public_key.verify(bytes, signature))
 }
 
-/// Where a validator's history is, published now and then: whom a node behind can ask.
-#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
-pub struct History {
-    /// The validator.
-    pub sender: Address,
-    /// The last height it stored.
-    pub tip: u64,
-    /// The first height it still stores (1 unless it pruned).
-    pub first: u64,
-    /// The height of the latest snapshot it can serve (0 for none).
-    pub snapshot: u64,
-    /// Its signature.
-    pub signature: Signature,
-}
-
 impl History {
     /// `key`'s validator says where its history is.
     pub fn sign(chain_id: &str, key: &PrivateKey, tip: u64, first: u64, snapshot: u64) -> History {
@@ -102,19 +90,6 @@ impl History {
     }
 }
 
-/// A node asks one peer for its latest snapshot.
-#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
-pub struct SnapshotRequest {
-    /// Who asks.
-    pub requester: Address,
-    /// Whom it asks.
-    pub peer: Address,
-    /// The requester's last stored height.
-    pub tip: u64,
-    /// The requester's signature.
-    pub signature: Signature,
-}
-
 impl SnapshotRequest {
     /// `key`'s validator, at `tip`, asks `peer`.
     pub fn sign(chain_id: &str, key: &PrivateKey, peer: Address, tip: u64) -> SnapshotRequest {
@@ -133,54 +108,6 @@ impl SnapshotRequest {
         let bytes = signing_bytes(REQUEST, chain_id, &(self.requester, self.peer, self.tip));
         signed_by(validators, &self.requester, &bytes, &self.signature)
     }
-}
-
-/// A decided block with its commit certificate.
-#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
-pub struct CertifiedBlock {
-    /// The block.
-    pub value: BlockValue,
-    /// A quorum of precommits for it.
-    pub certificate: CommitCertificate<FsmcContext>,
-}
-
-/// A peer's answer: what its snapshot is, and the certified blocks that vouch for it. The bytes follow in
-/// chunks.
-#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
-pub struct SnapshotOffer {
-    /// The validator that serves it.
-    pub sender: Address,
-    /// The validator that asked.
-    pub to: Address,
-    /// The height of the last block applied to the state.
-    pub height: u64,
-    /// The app hash of the state.
-    pub app_hash: [u8; 32],
-    /// How many bytes the snapshot has.
-    pub size: u64,
-    /// The SHA-256 of its bytes.
-    pub digest: [u8; 32],
-    /// The block at `height`: where the node's history starts.
-    pub block: CertifiedBlock,
-    /// The block at `height + 1`, which names the app hash after `height`.
-    pub next: CertifiedBlock,
-    /// The sender's signature.
-    pub signature: Signature,
-}
-
-/// A piece of a snapshot's bytes.
-#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
-pub struct SnapshotChunk {
-    /// The validator that serves it.
-    pub sender: Address,
-    /// The validator that asked.
-    pub to: Address,
-    /// The snapshot's height.
-    pub height: u64,
-    /// Which piece: bytes from `index * CHUNK_BYTES` on.
-    pub index: u32,
-    /// The bytes.
-    pub bytes: Vec<u8>,
 }
 
 impl SnapshotOffer {

@@ -15,9 +15,12 @@ use malachitebft_engine::consensus::ConsensusMsg;
 
 use super::{Host, HostError, Tip, ToApp};
 use crate::signing::Ed25519Provider;
-use crate::statesync::{Assembly, History, SnapshotChunk, SnapshotOffer, SnapshotRequest};
+use crate::statesync::Assembly;
 use crate::store::StoredBlock;
-use crate::types::{Address, FsmcContext, Height, ProposalPart};
+use crate::types::{
+    Address, FsmcContext, Height, History, ProposalPart, SnapshotChunk, SnapshotOffer,
+    SnapshotRequest,
+};
 
 /// How long a peer asked has to deliver its whole snapshot before another is asked.
 const DELIVERY_TIMEOUT: Duration = Duration::from_secs(15);

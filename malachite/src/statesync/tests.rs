@@ -5,10 +5,12 @@
 use malachitebft_core_types::{CommitCertificate, CommitSignature, Context, NilOrVal, Round};
 use malachitebft_signing::Signer;
 
-use super::{Assembly, CHUNK_BYTES, SnapshotChunk, SnapshotOffer};
+use super::{Assembly, CHUNK_BYTES};
 use crate::signing::{Ed25519Provider, PrivateKey};
 use crate::store::{StoredBlock, StoredSnapshot};
-use crate::types::{Address, BlockValue, FsmcContext, Height, Validator, ValidatorSet};
+use crate::types::{
+    Address, BlockValue, FsmcContext, Height, SnapshotChunk, SnapshotOffer, Validator, ValidatorSet,
+};
 
 const CHAIN: &str = "test-chain";
 const HEIGHT: u64 = 200;
