@@ -271,8 +271,10 @@ impl Host {
         reply: Reply<Next<FsmcContext>>,
     ) {
         let height = certificate.height;
-        let next = if self.tip.height == height.0 {
-            Next::Start(Height(height.0.saturating_add(1)), self.params())
+        // Past the height when the node has caught up from a peer's snapshot meanwhile: consensus goes on
+        // after the snapshot, not after the finalized height.
+        let next = if self.tip.height >= height.0 {
+            Next::Start(Height(self.tip.height.saturating_add(1)), self.params())
         } else {
             warn!(%height, "decided without the value; restarting the height to sync it");
             Next::Restart(height, self.params())
