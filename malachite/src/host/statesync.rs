@@ -40,6 +40,30 @@ pub(crate) struct CatchUp {
     served: BTreeMap<Address, Instant>,
 }
 
+impl CatchUp {
+    /// Whether a node whose last block is at `tip` asks `peer`, whose history is `history`, for its snapshot
+    /// now: it asks no one else, has not refused that peer lately, and the peer is worth asking.
+    fn may_ask(&self, peer: &Address, history: &History, tip: u64, now: Instant) -> bool {
+        self.asking.is_none()
+            && self.refused.get(peer).is_none_or(|until| *until <= now)
+            && history.worth_asking(tip)
+    }
+
+    /// Stops asking `peer` and does not ask it again for [`REFUSED_FOR`]: the next peer heard is asked.
+    fn give_up_on(&mut self, peer: Address, now: Instant) {
+        self.refused.insert(peer, now + REFUSED_FOR);
+        self.asking = None;
+    }
+
+    /// The peer asked, when it has not delivered its snapshot within [`DELIVERY_TIMEOUT`].
+    fn overdue(&self, now: Instant) -> Option<Address> {
+        self.asking
+            .as_ref()
+            .filter(|(_, since, _)| now.duration_since(*since) > DELIVERY_TIMEOUT)
+            .map(|(peer, _, _)| *peer)
+    }
+}
+
 impl Host {
     /// Where this node's history is, signed: its last stored height, its first, its latest servable snapshot.
     pub(super) fn history(&self) -> Result<History, HostError> {
@@ -58,13 +82,7 @@ impl Host {
         let now = Instant::now();
         let peer = history.sender;
         if peer == self.me
-            || self.catch_up.asking.is_some()
-            || self
-                .catch_up
-                .refused
-                .get(&peer)
-                .is_some_and(|until| *until > now)
-            || !history.worth_asking(self.tip.height)
+            || !self.catch_up.may_ask(&peer, history, self.tip.height, now)
             || !history.verify(&self.chain_id, &self.validators)
         {
             return Ok(());
@@ -188,15 +206,10 @@ impl Host {
 
     /// Gives up on a peer that has not delivered its snapshot in time.
     pub(super) fn catch_up_tick(&mut self) {
-        if let Some((peer, since, _)) = &self.catch_up.asking
-            && since.elapsed() > DELIVERY_TIMEOUT
-        {
-            let peer = *peer;
+        let now = Instant::now();
+        if let Some(peer) = self.catch_up.overdue(now) {
             warn!(peer = %peer, "validator {peer} did not deliver its snapshot in time; asking another");
-            self.catch_up
-                .refused
-                .insert(peer, Instant::now() + REFUSED_FOR);
-            self.catch_up.asking = None;
+            self.catch_up.give_up_on(peer, now);
         }
     }
 
@@ -207,10 +220,7 @@ impl Host {
             "refused the snapshot at height {height} from validator {peer}: {why}; asking another"
         );
         self.probe.rejected("snapshot_refused");
-        self.catch_up
-            .refused
-            .insert(peer, Instant::now() + REFUSED_FOR);
-        self.catch_up.asking = None;
+        self.catch_up.give_up_on(peer, Instant::now());
     }
 
     /// The replica restores the verified snapshot (recomputing its app hash); then it becomes the store's
@@ -270,5 +280,49 @@ impl Host {
                 self.params(),
             ))
             .map_err(|_| HostError::Stopped("the consensus engine stopped".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::{CatchUp, DELIVERY_TIMEOUT, REFUSED_FOR};
+    use crate::signing::PrivateKey;
+    use crate::types::History;
+
+    /// The history of the validator of key `seed`: at height 900, blocks from 800 on, a snapshot at 800.
+    fn pruned(seed: u8) -> History {
+        History::sign("test", &PrivateKey::from_bytes([seed; 32]), 900, 800, 800)
+    }
+
+    #[test]
+    fn a_refused_or_silent_peer_is_not_asked_again_and_another_is() {
+        let mut catch_up = CatchUp::default();
+        let (a, b) = (pruned(1), pruned(2));
+        let now = Instant::now();
+        assert!(catch_up.may_ask(&a.sender, &a, 0, now));
+        assert!(
+            !catch_up.may_ask(&a.sender, &a, 850, now),
+            "value sync serves 851"
+        );
+        catch_up.asking = Some((a.sender, now, None));
+        assert!(
+            !catch_up.may_ask(&b.sender, &b, 0, now),
+            "one peer at a time"
+        );
+        assert_eq!(catch_up.overdue(now + DELIVERY_TIMEOUT / 2), None);
+        // Its snapshot is refused (or never comes): another peer is asked, and it is not, for a while.
+        catch_up.give_up_on(a.sender, now);
+        assert!(catch_up.asking.is_none());
+        assert!(!catch_up.may_ask(&a.sender, &a, 0, now));
+        assert!(catch_up.may_ask(&b.sender, &b, 0, now));
+        let later = now + REFUSED_FOR + Duration::from_secs(1);
+        assert!(catch_up.may_ask(&a.sender, &a, 0, later));
+        catch_up.asking = Some((b.sender, now, None));
+        assert_eq!(
+            catch_up.overdue(now + DELIVERY_TIMEOUT + Duration::from_millis(1)),
+            Some(b.sender)
+        );
     }
 }
