@@ -25,7 +25,7 @@ use malachitebft_app_channel::{
 use crate::claim::{check_port, lock_home};
 use crate::codec::BorshCodec;
 use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
-use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
+use crate::host::{AppPort, Awaited, FromApp, Host, HostError, RestoreReply, Tip, ToApp, check_tx};
 use crate::observe::{self, Probe};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock, StoredSnapshot};
@@ -117,9 +117,6 @@ pub struct EngineLayer {
     /// Wakes the node's loop: given to the replica again after a restore.
     waker: Waker,
 }
-
-/// Where the replica says whether it restored a peer's snapshot.
-type RestoreReply = tokio::sync::oneshot::Sender<Result<(), String>>;
 
 /// What a node needs to sign its own transactions and check them exactly as its peers check them.
 struct TxSigner {

@@ -57,11 +57,11 @@ pub(crate) enum ToApp {
     Wake,
     /// A peer's snapshot, verified against a certificate: the replica restores it (which recomputes its app
     /// hash) and says whether it took it.
-    Restore(
-        StoredSnapshot,
-        tokio::sync::oneshot::Sender<Result<(), String>>,
-    ),
+    Restore(StoredSnapshot, RestoreReply),
 }
+
+/// Where the replica says whether it restored a peer's snapshot, or why not.
+pub(crate) type RestoreReply = tokio::sync::oneshot::Sender<Result<(), String>>;
 
 /// What the replica hands the engine side besides app hashes, in the order it happened: the payloads it
 /// submitted after a block come before what it says it awaits after that block.
