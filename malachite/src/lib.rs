@@ -33,6 +33,7 @@ pub mod local;
 mod node;
 pub mod observe;
 pub mod signing;
+pub mod statesync;
 pub mod store;
 pub mod types;
 

@@ -198,6 +198,19 @@ impl Drop for LocalNet {
 /// A node's committed (height, app hash) sequence from its trace lines (or its store's), checked: it starts at
 /// 1, has no gap, and no height twice with two hashes. `who` names the node in the error.
 pub fn sequence(lines: &[TraceLine], who: &str) -> Result<BTreeMap<u64, AppHash>, String> {
+    let seq = hashes(lines, who)?;
+    let first = seq.first_key_value().map(|(&h, _)| h);
+    let last = seq.last_key_value().map(|(&h, _)| h);
+    if first.is_some_and(|h| h != 1) || last.is_some_and(|h| h != seq.len() as u64) {
+        return Err(format!("{who}: heights are not 1, 2, 3, … without gaps"));
+    }
+    Ok(seq)
+}
+
+/// The (height, app hash) pairs of a node's trace lines (or its store's), checked only that no height comes
+/// twice with two hashes: the heights of a node whose history starts at a snapshot, or whose store pruned the
+/// blocks below one. `who` names the node in the error.
+pub fn hashes(lines: &[TraceLine], who: &str) -> Result<BTreeMap<u64, AppHash>, String> {
     let mut seq = BTreeMap::new();
     for l in lines {
         if let Some(old) = seq.insert(l.height, l.app_hash)
@@ -208,11 +221,6 @@ pub fn sequence(lines: &[TraceLine], who: &str) -> Result<BTreeMap<u64, AppHash>
                 l.height
             ));
         }
-    }
-    let first = seq.first_key_value().map(|(&h, _)| h);
-    let last = seq.last_key_value().map(|(&h, _)| h);
-    if first.is_some_and(|h| h != 1) || last.is_some_and(|h| h != seq.len() as u64) {
-        return Err(format!("{who}: heights are not 1, 2, 3, … without gaps"));
     }
     Ok(seq)
 }

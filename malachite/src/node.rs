@@ -25,7 +25,7 @@ use malachitebft_app_channel::{
 use crate::claim::{check_port, lock_home};
 use crate::codec::BorshCodec;
 use crate::config::{ConfigError, EngineConfig, Home, SpecMismatch};
-use crate::host::{AppPort, Awaited, FromApp, Host, HostError, Tip, ToApp, check_tx};
+use crate::host::{AppPort, Awaited, FromApp, Host, HostError, RestoreReply, Tip, ToApp, check_tx};
 use crate::observe::{self, Probe};
 use crate::signing::{Ed25519Provider, PrivateKey, hex};
 use crate::store::{BlockStore, Opened, StoreError, StoredBlock, StoredSnapshot};
@@ -112,6 +112,10 @@ pub struct EngineLayer {
     /// Every how many heights the replica's state is snapshotted (0: never), and the next height to.
     snapshot_interval: u64,
     next_snapshot: u64,
+    /// A peer's snapshot the engine side verified, for the replica to restore before its next step.
+    restore: Option<(StoredSnapshot, RestoreReply)>,
+    /// Wakes the node's loop: given to the replica again after a restore.
+    waker: Waker,
 }
 
 /// What a node needs to sign its own transactions and check them exactly as its peers check them.
@@ -249,6 +253,12 @@ impl ConsensusLayer for EngineLayer {
                 ToApp::Block(block) => return Ok(Some(block)),
                 ToApp::Halt(why) => return Err(Halted(why)),
                 ToApp::Wake => {}
+                // The engine side sends it only once every block before it is applied; nothing follows it
+                // until the replica answers.
+                ToApp::Restore(snapshot, reply) => {
+                    self.restore = Some((snapshot, reply));
+                    return Ok(None);
+                }
             }
         }
     }
@@ -333,7 +343,8 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
     report(&probe, node.app());
 
     let (blocks_tx, blocks_rx) = std::sync::mpsc::channel();
-    node.set_waker(Waker::from(Arc::new(LoopWaker(blocks_tx.clone()))));
+    let waker = Waker::from(Arc::new(LoopWaker(blocks_tx.clone())));
+    node.set_waker(waker.clone());
     let (commits_tx, commits_rx) = tokio::sync::mpsc::unbounded_channel();
     let (to_host, from_app) = tokio::sync::mpsc::unbounded_channel();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -366,6 +377,8 @@ pub fn run_home<S: Drive<B>, B: Send + Sync + 'static>(
         probe,
         snapshot_interval: home.settings.snapshot_interval,
         next_snapshot: next_snapshot(tip.height, home.settings.snapshot_interval),
+        restore: None,
+        waker,
     };
     // Behaviours poll in this thread; their I/O (an HTTP call) runs on the engine's runtime.
     let error = {
@@ -452,7 +465,7 @@ fn spawn_engine(
     let engine_config = settings.engine_config()?;
     runtime.spawn(async move {
         let started = start_engine_for(&key, &settings.moniker, engine_config, wal).await;
-        let (channels, _engine) = match started {
+        let (channels, engine) = match started {
             Ok(started) => {
                 let _ = ready_tx.send(Ok(()));
                 started
@@ -472,6 +485,7 @@ fn spawn_engine(
             opened.store,
             tip,
             network,
+            engine.actor.clone(),
             port,
             probe,
         );
@@ -558,11 +572,49 @@ fn drive<S: Drive<B>, B: Send + Sync + 'static>(
                 for acted in &stepped.acted {
                     observer.acted(node.app(), acted);
                 }
+                if let Some((snapshot, reply)) = layer.restore.take() {
+                    let restored = restore_from_peer(node, layer, &snapshot);
+                    let _ = reply.send(restored.map_err(|e| e.to_string()));
+                }
             }
             Err(NodeError::Engine(Halted(why))) => return RunError::Halted(why),
             Err(NodeError::App(e)) => return RunError::App(e),
         }
     }
+}
+
+/// Replaces the replica by one restored from a peer's snapshot, which the engine side verified against a
+/// commit certificate: `App::restore` recomputes the state's app hash and refuses any other, and the restored
+/// height must be the snapshot's. The behaviour's work in flight is dropped with the old replica.
+fn restore_from_peer<S: Drive<B>, B: Send + Sync + 'static>(
+    node: &mut Node<S, B>,
+    layer: &mut EngineLayer,
+    snapshot: &StoredSnapshot,
+) -> Result<(), String> {
+    let app = node.app();
+    let restored = App::<S>::restore(
+        app.genesis().clone(),
+        app.logic().clone(),
+        &snapshot.state,
+        AppHash(snapshot.app_hash),
+    )
+    .map_err(|e| e.to_string())?;
+    if restored.height() != snapshot.height {
+        return Err(format!(
+            "it holds the state at height {}, not at {}",
+            restored.height(),
+            snapshot.height
+        ));
+    }
+    *node = Node::new(restored, node.me().clone(), node.agent().clone());
+    node.set_waker(layer.waker.clone());
+    layer.next_snapshot = next_snapshot(snapshot.height, layer.snapshot_interval);
+    info!(
+        "restored the snapshot of a peer at height {}",
+        snapshot.height
+    );
+    report(&layer.probe, node.app());
+    layer.awaiting(node.app()).map_err(|Halted(why)| why)
 }
 
 /// Tells the metrics and the status where the replica is.

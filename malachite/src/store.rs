@@ -174,6 +174,8 @@ pub struct BlockStore {
     /// The key the next proposal is stored under.
     next_seq: u64,
     last: Option<StoredBlock>,
+    /// The first height still stored.
+    first: u64,
 }
 
 /// What opening the store found.
@@ -219,6 +221,7 @@ impl BlockStore {
             own: Vec::new(),
             next_seq: 0,
             last: None,
+            first,
         };
         store.last = match blocks.last() {
             Some(last) => Some(last.clone()),
@@ -247,6 +250,12 @@ impl BlockStore {
     /// The height of the last stored block (0 if none).
     pub fn height(&self) -> u64 {
         self.last.as_ref().map_or(0, |b| b.height)
+    }
+
+    /// The first height still stored (1 unless blocks were pruned or the history starts at a peer's
+    /// snapshot): what value sync can serve from.
+    pub fn first_height(&self) -> u64 {
+        self.first
     }
 
     /// The last stored block.
@@ -503,6 +512,111 @@ impl BlockStore {
                 }
             }
         }
-        txn.commit().map_err(|x| e(x.into()))
+        txn.commit().map_err(|x| e(x.into()))?;
+        if let Some(retain) = retain_blocks {
+            self.first = self
+                .first
+                .max(snapshot.height.saturating_sub(retain).max(1));
+        }
+        Ok(())
+    }
+
+    /// The heights of the stored snapshots, in order.
+    fn snapshot_heights(&self) -> Result<Vec<u64>, StoreError> {
+        let path = &self.path;
+        let txn = self.db.begin_read().map_err(|e| db_error(path, e))?;
+        let table = txn.open_table(SNAPSHOTS).map_err(|e| db_error(path, e))?;
+        let keys = table.iter().map_err(|e| db_error(path, e))?;
+        keys.map(|entry| entry.map(|(k, _)| k.value()))
+            .collect::<Result<_, _>>()
+            .map_err(|e| db_error(path, e))
+    }
+
+    /// The height of the latest snapshot this store can serve (0 for none), from the heights alone: the stored
+    /// blocks run without a gap from the first height to the last, so the blocks at a snapshot's height and
+    /// the one after are there when both are in that range.
+    pub fn servable_height(&self) -> Result<u64, StoreError> {
+        let heights = self.snapshot_heights()?;
+        let servable = |h: &u64| *h >= self.first && h.saturating_add(1) <= self.height();
+        Ok(heights.into_iter().rev().find(servable).unwrap_or(0))
+    }
+
+    /// The latest snapshot this store can serve to a peer, with the stored blocks that vouch for it: the block
+    /// at its height and the one after (whose certificate covers the app hash after the snapshot's height).
+    pub fn servable(
+        &self,
+    ) -> Result<Option<(StoredSnapshot, StoredBlock, StoredBlock)>, StoreError> {
+        for height in self.snapshot_heights()?.into_iter().rev() {
+            let (Some(block), Some(next)) =
+                (self.get(height)?, self.get(height.saturating_add(1))?)
+            else {
+                continue;
+            };
+            let snapshot = self.snapshot_at(height)?;
+            if let Some(snapshot) = snapshot {
+                return Ok(Some((snapshot, block, next)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The snapshot stored at `height`, checked.
+    fn snapshot_at(&self, height: u64) -> Result<Option<StoredSnapshot>, StoreError> {
+        let path = &self.path;
+        let txn = self.db.begin_read().map_err(|e| db_error(path, e))?;
+        let table = txn.open_table(SNAPSHOTS).map_err(|e| db_error(path, e))?;
+        let Some(bytes) = table.get(height).map_err(|e| db_error(path, e))? else {
+            return Ok(None);
+        };
+        let snapshot = unseal::<StoredSnapshot>(bytes.value())
+            .and_then(|s| {
+                (s.height == height)
+                    .then_some(s)
+                    .ok_or_else(|| "it holds another height".to_string())
+            })
+            .map_err(|reason| StoreError::Corrupt {
+                path: path.clone(),
+                at: format!("the snapshot at height {height}"),
+                reason,
+            })?;
+        Ok(Some(snapshot))
+    }
+
+    /// Makes a peer's verified snapshot this node's history, in one synced transaction: every stored block,
+    /// proposal and snapshot goes, `block` (the certified block at the snapshot's height, with the snapshot's
+    /// app hash) and the snapshot are stored, and the history starts at the snapshot's height. The node then
+    /// goes on from the blocks after it, as after a restart from its own snapshot.
+    pub fn install(
+        &mut self,
+        block: StoredBlock,
+        snapshot: &StoredSnapshot,
+    ) -> Result<(), StoreError> {
+        check_block(snapshot.height, &block)
+            .map_err(|reason| StoreError::Io(self.path.clone(), reason))?;
+        let path = &self.path;
+        let e = |e: redb::Error| db_error(path, e);
+        let txn = self.db.begin_write().map_err(|x| e(x.into()))?;
+        {
+            let mut blocks = txn.open_table(BLOCKS).map_err(|x| e(x.into()))?;
+            blocks.retain(|_, _| false).map_err(|x| e(x.into()))?;
+            blocks
+                .insert(block.height, seal(&block).as_slice())
+                .map_err(|x| e(x.into()))?;
+            let mut proposals = txn.open_table(PROPOSALS).map_err(|x| e(x.into()))?;
+            proposals.retain(|_, _| false).map_err(|x| e(x.into()))?;
+            let mut snapshots = txn.open_table(SNAPSHOTS).map_err(|x| e(x.into()))?;
+            snapshots.retain(|_, _| false).map_err(|x| e(x.into()))?;
+            snapshots
+                .insert(snapshot.height, seal(snapshot).as_slice())
+                .map_err(|x| e(x.into()))?;
+            let mut meta = txn.open_table(META).map_err(|x| e(x.into()))?;
+            meta.insert(PRUNED_BELOW, snapshot.height)
+                .map_err(|x| e(x.into()))?;
+        }
+        txn.commit().map_err(|x| e(x.into()))?;
+        self.first = snapshot.height;
+        self.last = Some(block);
+        self.own.clear();
+        Ok(())
     }
 }

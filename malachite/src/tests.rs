@@ -500,6 +500,58 @@ fn the_latest_snapshot_comes_with_the_blocks_after_it_and_old_blocks_are_pruned(
 }
 
 #[test]
+fn a_store_serves_its_latest_snapshot_and_installs_a_peers() {
+    let dir = tempfile::tempdir().expect("dir");
+    let k = key(21);
+    let mut store = BlockStore::open(dir.path()).expect("open").store;
+    for h in 1..=200 {
+        store.append(stored(h, &k)).expect("append");
+    }
+    assert_eq!(store.servable_height().expect("servable"), 0);
+    store.save_snapshot(&snapshot(100), Some(30)).expect("save");
+    store.save_snapshot(&snapshot(200), Some(30)).expect("save");
+    assert_eq!(store.first_height(), 170);
+    // The block after the latest snapshot is not stored yet: the one before it is served.
+    assert_eq!(
+        store.servable_height().expect("servable"),
+        0,
+        "100 is pruned"
+    );
+    store.append(stored(201, &k)).expect("append");
+    assert_eq!(store.servable_height().expect("servable"), 200);
+    let (served, block, next) = store.servable().expect("servable").expect("one");
+    assert_eq!(
+        (served, block, next),
+        (snapshot(200), stored(200, &k), stored(201, &k))
+    );
+
+    // Another node installs a peer's snapshot over its own short history.
+    let other = tempfile::tempdir().expect("dir");
+    {
+        let mut store = BlockStore::open(other.path()).expect("open").store;
+        for h in 1..=5 {
+            store.append(stored(h, &k)).expect("append");
+        }
+        store
+            .install(stored(200, &k), &snapshot(200))
+            .expect("install");
+        assert_eq!((store.first_height(), store.height()), (200, 200));
+        assert_eq!(store.get(5).expect("get"), None);
+        assert!(
+            store.install(stored(201, &k), &snapshot(200)).is_err(),
+            "a block of another height"
+        );
+    }
+    let opened = BlockStore::open(other.path()).expect("reopen");
+    assert_eq!(opened.snapshot, Some(snapshot(200)));
+    assert!(opened.blocks.is_empty());
+    assert_eq!(
+        (opened.store.first_height(), opened.store.height()),
+        (200, 200)
+    );
+}
+
+#[test]
 fn a_generated_network_loads_and_bad_genesis_is_refused() {
     let dir = tempfile::tempdir().expect("dir");
     let homes = write_testnet(dir.path(), &TestnetOptions::new(4, [3; 32])).expect("testnet");

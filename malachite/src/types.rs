@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 use std::fmt::{self, Debug, Display, Formatter};
 
 use malachitebft_core_types::{
-    self as core, LinearTimeouts, NilOrVal, Round, SignedExtension, VoteType,
+    self as core, CommitCertificate, LinearTimeouts, NilOrVal, Round, SignedExtension, VoteType,
 };
 
 use crate::signing::{Ed25519, PrivateKey, PublicKey, Signature, hex};
@@ -219,6 +219,15 @@ pub enum ProposalPart {
     Txs(Vec<SignedTx>),
     /// Which chain the sender is on and which app it runs, published now and then.
     Chain(ChainHello),
+    /// Where the sender's history is (its height, its first stored height, its latest snapshot), published
+    /// with its chain hello: whom a node behind can ask for a snapshot.
+    History(History),
+    /// A node asks one peer for its latest snapshot.
+    SnapshotRequest(SnapshotRequest),
+    /// The peer's answer: the snapshot's height, app hash, size and the certified blocks vouching for it.
+    SnapshotOffer(Box<SnapshotOffer>),
+    /// A piece of the snapshot's bytes.
+    SnapshotChunk(SnapshotChunk),
 }
 
 const CHAIN: &[u8] = b"fsmc/chain/v1";
@@ -271,6 +280,84 @@ impl ChainHello {
     pub fn describe(chain_id: &str, spec_fingerprint: &str) -> String {
         format!("chain {chain_id:?} with spec fingerprint {spec_fingerprint}")
     }
+}
+
+// The messages of state sync (`crate::statesync` checks them and says what each guarantees).
+
+/// Where a validator's history is, published now and then: whom a node behind can ask.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct History {
+    /// The validator.
+    pub sender: Address,
+    /// The last height it stored.
+    pub tip: u64,
+    /// The first height it still stores (1 unless it pruned).
+    pub first: u64,
+    /// The height of the latest snapshot it can serve (0 for none).
+    pub snapshot: u64,
+    /// Its signature.
+    pub signature: Signature,
+}
+
+/// A node asks one peer for its latest snapshot.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct SnapshotRequest {
+    /// Who asks.
+    pub requester: Address,
+    /// Whom it asks.
+    pub peer: Address,
+    /// The requester's last stored height.
+    pub tip: u64,
+    /// The requester's signature.
+    pub signature: Signature,
+}
+
+/// A decided block with its commit certificate.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct CertifiedBlock {
+    /// The block.
+    pub value: BlockValue,
+    /// A quorum of precommits for it.
+    pub certificate: CommitCertificate<FsmcContext>,
+}
+
+/// A peer's answer: what its snapshot is, and the certified blocks that vouch for it. The bytes follow in
+/// chunks.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct SnapshotOffer {
+    /// The validator that serves it.
+    pub sender: Address,
+    /// The validator that asked.
+    pub to: Address,
+    /// The height of the last block applied to the state.
+    pub height: u64,
+    /// The app hash of the state.
+    pub app_hash: [u8; 32],
+    /// How many bytes the snapshot has.
+    pub size: u64,
+    /// The SHA-256 of its bytes.
+    pub digest: [u8; 32],
+    /// The block at `height`: where the node's history starts.
+    pub block: CertifiedBlock,
+    /// The block at `height + 1`, which names the app hash after `height`.
+    pub next: CertifiedBlock,
+    /// The sender's signature.
+    pub signature: Signature,
+}
+
+/// A piece of a snapshot's bytes.
+#[derive(Clone, Debug, PartialEq, Eq, BorshSerialize, BorshDeserialize)]
+pub struct SnapshotChunk {
+    /// The validator that serves it.
+    pub sender: Address,
+    /// The validator that asked.
+    pub to: Address,
+    /// The snapshot's height.
+    pub height: u64,
+    /// Which piece: bytes from `index * CHUNK_BYTES` on.
+    pub index: u32,
+    /// The bytes.
+    pub bytes: Vec<u8>,
 }
 
 impl core::ProposalPart<FsmcContext> for ProposalPart {

@@ -59,8 +59,9 @@ impl Host {
                 height, value_id, ..
             } => self.restream_proposal(height, value_id).await,
             AppMsg::GetHistoryMinHeight { reply } => {
-                // Every block since genesis is kept.
-                let _ = reply.send(Height(1));
+                // Below it the blocks are pruned, or the history starts at a peer's snapshot: a peer asking
+                // for them would get nothing.
+                let _ = reply.send(Height(self.store.first_height()));
                 Ok(())
             }
             AppMsg::ReceivedProposalPart { part, reply, .. } => {
@@ -227,6 +228,22 @@ impl Host {
                 self.heard_chain(&hello).await?;
                 None
             }
+            StreamContent::Data(ProposalPart::History(history)) => {
+                self.heard_history(&history).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::SnapshotRequest(request)) => {
+                self.heard_request(&request).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::SnapshotOffer(offer)) => {
+                self.heard_offer(*offer).await?;
+                None
+            }
+            StreamContent::Data(ProposalPart::SnapshotChunk(chunk)) => {
+                self.heard_chunk(chunk).await?;
+                None
+            }
             StreamContent::Data(ProposalPart::Block(block)) => {
                 let next = self.tip.height.saturating_add(1);
                 if block.height.0 < next {
@@ -254,8 +271,10 @@ impl Host {
         reply: Reply<Next<FsmcContext>>,
     ) {
         let height = certificate.height;
-        let next = if self.tip.height == height.0 {
-            Next::Start(Height(height.0.saturating_add(1)), self.params())
+        // Past the height when the node has caught up from a peer's snapshot meanwhile: consensus goes on
+        // after the snapshot, not after the finalized height.
+        let next = if self.tip.height >= height.0 {
+            Next::Start(Height(self.tip.height.saturating_add(1)), self.params())
         } else {
             warn!(%height, "decided without the value; restarting the height to sync it");
             Next::Restart(height, self.params())

@@ -8,6 +8,7 @@
 mod mempool;
 mod messages;
 mod pacing;
+mod statesync;
 
 use bytes::Bytes;
 use std::collections::{BTreeMap, BTreeSet};
@@ -31,9 +32,11 @@ use crate::types::{
     Address, BlockValue, ChainHello, FsmcContext, Height, ProposalPart, SignedBlock, SignedTx,
     ValidatorSet, ValueId,
 };
+use malachitebft_engine::node::NodeRef;
 use mempool::{Added, Mempool};
 pub(crate) use pacing::Awaited;
 use pacing::{Arrivals, Held};
+use statesync::CatchUp;
 
 /// The most transactions one block holds.
 const MAX_BLOCK_TXS: usize = 1_000;
@@ -52,7 +55,13 @@ pub(crate) enum ToApp {
     Halt(String),
     /// The behaviour's work can go on (its waker was woken): the replica should step.
     Wake,
+    /// A peer's snapshot, verified against a certificate: the replica restores it (which recomputes its app
+    /// hash) and says whether it took it.
+    Restore(StoredSnapshot, RestoreReply),
 }
+
+/// Where the replica says whether it restored a peer's snapshot, or why not.
+pub(crate) type RestoreReply = tokio::sync::oneshot::Sender<Result<(), String>>;
 
 /// What the replica hands the engine side besides app hashes, in the order it happened: the payloads it
 /// submitted after a block come before what it says it awaits after that block.
@@ -194,6 +203,10 @@ pub(crate) struct Host {
     /// Why the node halts at its next resend tick.
     halting: Option<String>,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
+    /// The engine's supervisor: consensus restarts through it after a catch-up from a peer's snapshot.
+    engine: NodeRef,
+    /// Catching up from a peer's snapshot, and serving this node's.
+    catch_up: CatchUp,
     port: AppPort,
     /// The metrics and status this side reports.
     probe: Probe,
@@ -210,6 +223,7 @@ impl Host {
         store: BlockStore,
         tip: Tip,
         network: mpsc::Sender<NetworkMsg<FsmcContext>>,
+        engine: NodeRef,
         port: AppPort,
         probe: Probe,
     ) -> Host {
@@ -236,6 +250,8 @@ impl Host {
             foreign: BTreeMap::new(),
             halting: None,
             network,
+            engine,
+            catch_up: CatchUp::default(),
             port,
             probe,
         }
@@ -246,7 +262,11 @@ impl Host {
         if let Some(snapshot) = self.snapshot.take_if(|s| s.height <= self.store.height()) {
             self.store
                 .save_snapshot(&snapshot, self.settings.retain_blocks)?;
-            info!(height = snapshot.height, "stored a snapshot");
+            info!(
+                height = snapshot.height,
+                bytes = snapshot.state.len(),
+                "stored a snapshot"
+            );
         }
         Ok(())
     }
@@ -362,6 +382,9 @@ impl Host {
         }
         let hello = ChainHello::sign(&self.chain_id, &self.spec, &self.key);
         self.publish(ProposalPart::Chain(hello)).await?;
+        let history = self.history()?;
+        self.publish(ProposalPart::History(history)).await?;
+        self.catch_up_tick();
         let mine = self.mempool.from(&self.me);
         if mine.is_empty() {
             return Ok(());
