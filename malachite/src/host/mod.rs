@@ -169,6 +169,19 @@ struct Candidate {
     part: Option<SignedBlock>,
 }
 
+/// A node that found itself on another chain than too many validators, halting: it says so a few more ticks,
+/// so that every validator hears it before it stops.
+struct Halting {
+    why: String,
+    /// Resend ticks left before it halts whether or not every validator was heard.
+    ticks_left: u32,
+    /// Whether its word went out at a tick after every validator was heard.
+    spoke: bool,
+}
+
+/// At most how many resend ticks a halting node keeps saying which chain it is on.
+const HALT_TICKS: u32 = 10;
+
 /// The engine side of one node.
 pub(crate) struct Host {
     chain_id: String,
@@ -200,8 +213,11 @@ pub(crate) struct Host {
     arrivals: Arrivals,
     /// The validators that said they are on another chain or run another spec, and which.
     foreign: BTreeMap<Address, String>,
-    /// Why the node halts at its next resend tick.
-    halting: Option<String>,
+    /// Why the node halts, at a coming resend tick.
+    halting: Option<Halting>,
+    /// The validators whose chain word this node has heard, on its chain or not: once all have spoken, every
+    /// one of them is connected, and this node's own word, published at the next tick, reaches them all.
+    heard: BTreeSet<Address>,
     network: mpsc::Sender<NetworkMsg<FsmcContext>>,
     /// The engine's supervisor: consensus restarts through it after a catch-up from a peer's snapshot.
     engine: NodeRef,
@@ -249,6 +265,7 @@ impl Host {
             arrivals: Arrivals::default(),
             foreign: BTreeMap::new(),
             halting: None,
+            heard: BTreeSet::new(),
             network,
             engine,
             catch_up: CatchUp::default(),
@@ -377,8 +394,16 @@ impl Host {
     /// Says which chain this node is on (and which app it runs there), and forwards again its transactions
     /// still waiting, for peers that were not connected yet.
     async fn resend(&mut self) -> Result<(), HostError> {
-        if let Some(why) = self.halting.take() {
-            return Err(HostError::Stopped(why));
+        if let Some(halting) = &mut self.halting {
+            // Halt once this node's word has gone out at a tick after every validator was heard (so each of
+            // them names it in its own log), or after a few ticks when some never speak.
+            let everyone = self.heard.len() + 1 >= self.validators.validators().len();
+            if halting.ticks_left == 0 || (everyone && halting.spoke) {
+                let why = std::mem::take(&mut halting.why);
+                return Err(HostError::Stopped(why));
+            }
+            halting.ticks_left -= 1;
+            halting.spoke = everyone;
         }
         let hello = ChainHello::sign(&self.chain_id, &self.spec, &self.key);
         self.publish(ProposalPart::Chain(hello)).await?;
@@ -395,13 +420,17 @@ impl Host {
     /// A validator said which chain it is on and which app it runs. One on another chain, or running the app
     /// of another spec, is named in an error, once, and told this node's (it may have started after this
     /// node's last word); when so many differ that the rest cannot make a quorum (this node the odd one out,
-    /// most often), the node halts at its next resend tick, so that its word reaches them first.
+    /// most often), the node halts, once its word has gone out at a tick after every validator was heard (or
+    /// after [`HALT_TICKS`] ticks), so that each of them names it.
     async fn heard_chain(&mut self, hello: &ChainHello) -> Result<(), HostError> {
         let Some(validator) = self.validators.get(&hello.sender) else {
             return Ok(());
         };
-        let same = hello.chain_id == self.chain_id && hello.spec_fingerprint == self.spec;
-        if same || !hello.verify(&validator.public_key) {
+        if !hello.verify(&validator.public_key) {
+            return Ok(());
+        }
+        self.heard.insert(hello.sender);
+        if hello.chain_id == self.chain_id && hello.spec_fingerprint == self.spec {
             return Ok(());
         }
         let theirs = ChainHello::describe(&hello.chain_id, &hello.spec_fingerprint);
@@ -425,13 +454,18 @@ impl Host {
         if self.foreign.len() > n - quorum && self.halting.is_none() {
             let elsewhere: BTreeSet<&String> = self.foreign.values().collect();
             let elsewhere: Vec<&str> = elsewhere.into_iter().map(String::as_str).collect();
-            self.halting = Some(format!(
+            let why = format!(
                 "{} of the {n} validators are on {}, not on {ours}, which this node's genesis names: without \
                  them no block can be decided; give every node the same genesis.json and a build of its spec; \
                  halting",
                 self.foreign.len(),
                 elsewhere.join(" or ")
-            ));
+            );
+            self.halting = Some(Halting {
+                why,
+                ticks_left: HALT_TICKS,
+                spoke: false,
+            });
         }
         Ok(())
     }
