@@ -35,6 +35,7 @@ pub mod coverage;
 pub mod dialogue;
 pub mod genie;
 pub mod names;
+mod serde_items;
 pub mod staged;
 pub mod transition;
 

@@ -161,3 +161,91 @@ fn gen_writes_only_changes_and_checks_staleness() {
     assert_eq!(run(&["gen", spec_s, "-o", out_s]).0, 1);
     assert_eq!(std::fs::read_to_string(&out).unwrap(), before);
 }
+
+/// Each module's docs draw its machine as an `<svg>` element rustdoc passes through: a raw HTML block of its
+/// own (after a blank line, with none inside), well-formed, its ids and styles scoped to the module so two
+/// drawings on one page do not clash; a machine too large to draw gets a note instead.
+#[test]
+fn module_docs_embed_a_drawing_rustdoc_keeps() {
+    let mut spec = String::from(
+        "machine Door { event OPEN, CLOSE; start default state Closed; state Opened;
+            (Closed, OPEN) -> Opened; (Opened, CLOSE) -> Closed; }
+         machine Light { event ON, OFF; start default state Off; state On;
+            (Off, ON) -> On; (On, OFF) -> Off; }
+         machine Large { event NEXT; start default state S0;\n",
+    );
+    for i in 1..200 {
+        spec.push_str(&format!("state S{i}; (S{}, NEXT) -> S{i};\n", i - 1));
+    }
+    spec.push_str("final state End; (S199, NEXT) -> End; }");
+    let c = compile_str("docs.fsm", &spec, Path::new("."), &options());
+    let checked = c.checked.unwrap_or_else(|| {
+        panic!(
+            "{}",
+            fsmc_base::diag::render::human(&c.sources, &c.diagnostics, false)
+        )
+    });
+    let code = fsmc_model::codegen::format(fsmc_model::codegen::generate(&checked))
+        .expect("the generated code is Rust");
+    let lines: Vec<&str> = code.lines().map(str::trim).collect();
+    let mut ids: Vec<String> = Vec::new();
+    let mut drawn = Vec::new();
+    for (start, _) in lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.starts_with("/// <svg"))
+    {
+        assert_eq!(
+            lines[start - 1],
+            "///",
+            "the drawing starts a block of its own"
+        );
+        let end = start
+            + lines[start..]
+                .iter()
+                .position(|l| *l == "/// </svg>")
+                .expect("the drawing ends");
+        let block: Vec<&str> = lines[start..=end]
+            .iter()
+            .map(|l| {
+                l.strip_prefix("/// ")
+                    .expect("a doc line with text: no blank line inside")
+            })
+            .collect();
+        let svg = block.join("\n");
+        let doc = roxmltree::Document::parse(&svg).expect("the drawing is well-formed XML");
+        let root = doc.root_element();
+        let scope = root
+            .attribute("id")
+            .expect("the drawing has an id")
+            .to_string();
+        let style = root
+            .descendants()
+            .find(|n| n.has_tag_name("style"))
+            .and_then(|n| n.text())
+            .expect("its styles");
+        for rule in style.split_inclusive('}') {
+            assert!(
+                rule.starts_with(&format!("#{scope} ")),
+                "{rule} is not scoped"
+            );
+        }
+        for node in root.descendants() {
+            if let Some(id) = node.attribute("id") {
+                assert!(id.starts_with(&scope), "{id} is not scoped to {scope}");
+                ids.push(id.to_string());
+            }
+            if let Some(url) = node.attribute("marker-end") {
+                assert_eq!(url, format!("url(#{scope}-arrow)"));
+            }
+        }
+        drawn.push(scope);
+    }
+    assert_eq!(drawn, ["fsmc-door", "fsmc-light"]);
+    let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "ids repeat: {ids:?}");
+    assert!(
+        code.contains("/// The machine is too large to draw here"),
+        "the large machine has no note"
+    );
+}

@@ -19,6 +19,8 @@ mod hostile;
 mod robust;
 #[path = "export/snapshots.rs"]
 mod snapshots;
+#[path = "export/viewer.rs"]
+mod viewer;
 
 pub use fsmc::export::Direction::TopToBottom as TB;
 use fsmc_base::diag::{Code, Level, LintLevels};

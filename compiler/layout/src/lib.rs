@@ -31,12 +31,15 @@
 //! order (no hashing, no randomness): the same graph gives the same positions, bit for bit. Nothing here panics
 //! on any input: out-of-range edges are ignored and sizes that are not finite count as zero.
 //!
+//! [`draw`] writes a state machine laid out this way as SVG markup.
+//!
 //! The work is bounded: the layered graph grows with the sum of the arrows' lengths, quadratic in the states
 //! for machines whose arrows jump anywhere. Past [`MAX_LAYERED`] layered nodes the layout is refused.
 
 mod adjacency;
 mod coordinates;
 mod cycles;
+pub mod draw;
 mod frame;
 mod layered;
 mod layering;

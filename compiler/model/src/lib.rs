@@ -8,6 +8,7 @@
 //! the generic modules around them name none.
 //!
 //! - [`fingerprint`]: what a replica of an `abci` machine or app computes, and its digest, the spec fingerprint.
+//! - [`diagram`]: a machine as the input of a drawing (the tool's SVG and HTML, the generated docs).
 //! - [`spec`]: the model; [`ident`]: spec names as Rust identifiers; [`hooks`]: the names of a machine's
 //!   generated hooks, shared by the name check and the generator; [`hash`]: the hash maps of the crate.
 //!
@@ -16,6 +17,7 @@
 
 pub mod check;
 pub mod codegen;
+pub mod diagram;
 pub mod fingerprint;
 pub mod hash;
 pub mod hooks;

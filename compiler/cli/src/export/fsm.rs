@@ -13,7 +13,6 @@ use fsmc_vocab::NOBODY;
 use fsmc_vocab::Profile;
 use fsmc_vocab::abci::RoundKind;
 use std::fmt::Write;
-use std::time::Duration;
 
 /// The machine as `.fsm` source (ending in a newline). `header` lines are written first as `//` comments.
 /// Fails when a name cannot be written as a `.fsm` identifier.
@@ -372,19 +371,8 @@ fn string(s: &str) -> String {
     out
 }
 
-/// A duration literal: the largest unit that writes it exactly.
-pub(crate) fn duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(3_600_000) && ms > 0 {
-        format!("{}h", ms / 3_600_000)
-    } else if ms.is_multiple_of(60_000) && ms > 0 {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
-    }
-}
+/// A duration literal: the largest unit that writes it exactly (the drawings label timeouts the same way).
+pub(crate) use fsmc_model::diagram::duration;
 
 /// Every name written must be a `.fsm` identifier (Open Autonomy allows any `\w`, including non-ASCII).
 fn check_names(m: &Machine) -> Result<(), String> {

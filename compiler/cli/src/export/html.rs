@@ -1,11 +1,11 @@
 //! HTML: one self-contained page (inline CSS, JS and SVG; nothing fetched) showing the machine as an
 //! interactive diagram: pan with the mouse, zoom with the wheel or buttons, click a state to see its
-//! transitions, round kind, data keys and docs.
+//! transitions, round kind, data keys and docs, find a state or event by name.
 //!
 //! The diagram is the SVG drawing; the details come from a JSON island the script reads, so the page's
 //! content is plain data and the script is the same for every machine. The page opens with the whole
-//! drawing fitted to the space beside the details panel (a drawing too large to read that way opens at a
-//! readable scale on its start). Every text of the spec is made visible ([`super::visible`]; docs keep
+//! drawing fitted to the space beside the details panel, however large; names in the panel wrap only between
+//! their words. Every text of the spec is made visible ([`super::visible`]; docs keep
 //! their line breaks) and escaped: XML escapes in the markup, and in the JSON island `<` as `\u003c`, so
 //! no text can close the script element or open another.
 
@@ -59,7 +59,7 @@ struct TransitionData {
 /// The machine as a standalone HTML page.
 pub fn write(target: &Target<'_>, direction: Direction) -> Result<String, String> {
     let m = target.machine;
-    let drawing = super::svg::draw(target, direction, false)?;
+    let drawing = super::svg::drawing(target, direction, false)?;
     let page = page(target);
     // `<` is escaped so no text in the data can close the script element.
     let json = serde_json::to_string(&page)
@@ -78,13 +78,14 @@ pub fn write(target: &Target<'_>, direction: Direction) -> Result<String, String
         meta.push(format!("composed of {}", page.clusters.join(", ")));
     }
     let (w, h) = (
-        super::canvas::num(drawing.width),
-        super::canvas::num(drawing.height),
+        fsmc_layout::draw::num(drawing.width),
+        fsmc_layout::draw::num(drawing.height),
     );
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
 <meta name=\"generator\" content=\"fsmc\">\n<title>{title} — fsmc</title>\n<style>\n{CSS}{css}\n</style>\n</head>\n<body>\n\
 <header><h1>{title}</h1><span class=\"meta\">{meta}</span>\
+<input id=\"search\" type=\"search\" placeholder=\"Find a state or event\" aria-label=\"Find a state or event\"><span id=\"found\" aria-live=\"polite\"></span>\
 <button id=\"zoom-in\" title=\"Zoom in\">+</button><button id=\"zoom-out\" title=\"Zoom out\">−</button><button id=\"fit\" title=\"Show everything\">Fit</button></header>\n\
 <main>\n<div id=\"viewport\"><svg id=\"diagram\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\">\n{body}</svg></div>\n\
 <aside id=\"details\"><noscript>Scripts are off: the diagram is shown, but clicking a state needs JavaScript.</noscript></aside>\n</main>\n\

@@ -11,7 +11,6 @@
 //! format's own escaping, so no name can break the output's syntax, inject markup or script, or reach a
 //! terminal as an escape sequence.
 
-mod canvas;
 pub mod dot;
 pub mod fsm;
 pub mod html;
@@ -19,9 +18,7 @@ pub mod mermaid;
 pub mod svg;
 pub mod yaml;
 
-use std::borrow::Cow;
-
-use fsmc_model::spec::{Checked, Item, Machine, MachineId, Spec, StateId};
+use fsmc_model::spec::{Checked, Item, Machine, MachineId, Spec};
 
 /// What to export: a machine, or an app's composed machine.
 #[derive(Clone, Copy, Debug)]
@@ -33,12 +30,7 @@ pub struct Target<'a> {
     pub origin: &'a [MachineId],
 }
 
-/// One original machine of a composed app, and its states in the composed machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cluster {
-    pub name: String,
-    pub states: Vec<StateId>,
-}
+pub use fsmc_model::diagram::Cluster;
 
 impl<'a> Target<'a> {
     /// A single machine, drawn without clusters.
@@ -53,33 +45,7 @@ impl<'a> Target<'a> {
     /// The original machines of a composed app in order of first appearance (chain order), each with its
     /// states; empty for a plain machine.
     pub fn clusters(&self) -> Vec<Cluster> {
-        let mut out: Vec<(MachineId, Cluster)> = Vec::new();
-        for (i, m) in self
-            .origin
-            .iter()
-            .enumerate()
-            .take(self.machine.states.len())
-        {
-            let state = StateId(i as u32);
-            match out.iter_mut().find(|(id, _)| id == m) {
-                Some((_, c)) => c.states.push(state),
-                None => {
-                    let name = self
-                        .spec
-                        .machines
-                        .get(m.index())
-                        .map_or_else(String::new, |x| x.name.text.to_string());
-                    out.push((
-                        *m,
-                        Cluster {
-                            name,
-                            states: vec![state],
-                        },
-                    ));
-                }
-            }
-        }
-        out.into_iter().map(|(_, c)| c).collect()
+        fsmc_model::diagram::clusters(self.spec, self.machine, self.origin)
     }
 
     /// For each state, the index of its cluster in [`Target::clusters`] (all `None` for a plain machine).
@@ -197,93 +163,7 @@ pub enum Direction {
     LeftToRight,
 }
 
-/// Whether a character must not reach output as itself: control characters (C0, DEL, C1; they drive
-/// terminals, and XML 1.0 forbids most of them even as references), invisible format characters and
-/// bidirectional controls (they reorder or hide text: U+202E shows a name backwards), line and paragraph
-/// separators, and the non-characters U+FFFE and U+FFFF (not XML characters).
-fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061C}'
-                | '\u{180E}'
-                | '\u{200B}'..='\u{200F}'
-                | '\u{2028}'..='\u{202E}'
-                | '\u{2060}'..='\u{206F}'
-                | '\u{FEFF}'
-                | '\u{FFF9}'..='\u{FFFB}'
-                | '\u{FFFE}'
-                | '\u{FFFF}'
-        )
-}
+/// Spec text made safe to show, and escaped for markup: the drawings' own rules, used by every format.
+pub use fsmc_layout::draw::{visible, visible_keeping, xml_escape};
 
-/// Spec text made safe to show: each [`hidden`] character becomes `\u{…}` (its code in hex), so it is seen
-/// instead of acting. Text without such characters is returned as it is.
-pub fn visible(s: &str) -> Cow<'_, str> {
-    visible_keeping(s, false)
-}
-
-/// [`visible`], keeping line breaks and tabs (for docs, shown as preformatted text).
-pub(crate) fn visible_keeping(s: &str, lines: bool) -> Cow<'_, str> {
-    let keep = |c: char| lines && matches!(c, '\n' | '\t');
-    if !s.chars().any(|c| hidden(c) && !keep(c)) {
-        return Cow::Borrowed(s);
-    }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if hidden(c) && !keep(c) {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// Text for an XML/HTML attribute or element body: [`visible`], then the five XML escapes.
-pub(crate) fn xml_escape(s: &str) -> String {
-    let s = visible(s);
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// A transition's label, as written in `.fsm` (unescaped): its event with the timeout's duration, guards,
-/// actions and a persistence override, e.g. `ROUND_TIMEOUT (30s) if ready do log, notify`.
-pub(crate) fn transition_label(m: &Machine, t: &fsmc_model::spec::Transition) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(e) = t.event.and_then(|e| m.events.get(e.index())) {
-        parts.push(match e.timeout {
-            Some(timeout) => format!("{} ({})", e.name.text, fsm::duration(timeout.duration)),
-            None => e.name.text.to_string(),
-        });
-    }
-    for g in &t.guards {
-        parts.push(format!(
-            "{} {}",
-            if g.negated { "unless" } else { "if" },
-            g.name.text
-        ));
-    }
-    if !t.actions.is_empty() {
-        parts.push(fsmc_model::spec::Action::written(&t.actions));
-    }
-    if let Some((p, _)) = t.persist {
-        parts.push(format!("persist {}", p.name()));
-    }
-    parts.join(" ")
-}
-
-/// What kind of state a drawing shows beneath its name: a Genie state's type (`user`, `invoker`).
-pub(crate) fn state_caption(s: &fsmc_model::spec::State) -> Option<&'static str> {
-    s.genie().and_then(|g| g.ty).map(|t| t.name())
-}
+pub(crate) use fsmc_model::diagram::{state_caption, transition_label};

@@ -1,4 +1,5 @@
-//! fsmc HTML page: pan and zoom the diagram, click a state to see its transitions, kind, data keys and docs.
+//! fsmc HTML page: pan and zoom the diagram, click a state to see its transitions, kind, data keys and docs,
+//! find a state or event by name.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("fsm-data").textContent);
@@ -7,7 +8,8 @@
   const details = document.getElementById("details");
   const full = svg.viewBox.baseVal;
   const home = { x: full.x, y: full.y, w: full.width, h: full.height };
-  // The smallest scale at which the fitted drawing's text is still readable (14px names at 7px).
+  // The smallest scale at which the drawing's text is still readable (14px names at 7px): what a search
+  // zooms in to when it moves to a match.
   const READABLE = 0.5;
   let view = Object.assign({}, home);
 
@@ -73,8 +75,25 @@
     return e;
   }
 
+  // A name with line-break opportunities only between its words (after `_`, `-`, `.` or `:`, and where a
+  // capital follows a lower-case letter or digit), so the panel wraps a long name but never inside a word.
+  function breakable(name) {
+    const out = [];
+    let word = "";
+    for (let k = 0; k < name.length; k++) {
+      const c = name[k], prev = k ? name[k - 1] : "";
+      if (word && (/[_\-.:]/.test(prev) || (/[A-Z]/.test(c) && /[a-z0-9]/.test(prev)))) {
+        out.push(word, document.createElement("wbr"));
+        word = "";
+      }
+      word += c;
+    }
+    out.push(word);
+    return out;
+  }
+
   function stateLink(i) {
-    const a = el("a", { text: data.states[i].name });
+    const a = el("a", {}, breakable(data.states[i].name));
     a.onclick = function () { select(i, true); };
     return a;
   }
@@ -114,7 +133,7 @@
     if (s.kind) badges.push([s.kind, "kind"]);
     if (s.reset) badges.push(["reset", ""]);
     if (s.cluster !== null) badges.push(["from " + data.clusters[s.cluster], ""]);
-    const parts = [el("h2", { text: s.name }), el("div", {}, badges.map(function (b) { return el("span", { class: "badge " + b[1], text: b[0] }); }))];
+    const parts = [el("h2", {}, breakable(s.name)), el("div", {}, badges.map(function (b) { return el("span", { class: "badge " + b[1], text: b[0] }); }))];
     if (s.docs.length) parts.push(el("p", { class: "doc", text: s.docs.join("\n") }));
     s.attributes.forEach(function (a) { parts.push(el("div", {}, [el("code", { text: a[0] }), a[1] === null ? "" : " " + a[1]])); });
     parts.push.apply(parts, transitions("Outgoing", data.transitions.filter(function (t) { return t.from === i; }), "to"));
@@ -126,19 +145,69 @@
     parts.push(el("h3", { text: "All states (" + data.states.length + ")" }));
     parts.push(el("div", {}, data.states.map(function (_, k) { return el("span", { class: "badge" }, [stateLink(k)]); })));
     details.replaceChildren.apply(details, parts);
-    if (center) {
-      const g = svg.querySelector('.state[data-state="' + i + '"]');
-      if (g) {
-        // The state's centre in viewBox coordinates: its box mapped through the transforms above it.
-        const b = g.getBBox();
-        const m = svg.getScreenCTM().inverse().multiply(g.getScreenCTM());
-        const x = b.x + b.width / 2, y = b.y + b.height / 2;
-        view.x = m.a * x + m.c * y + m.e - view.w / 2;
-        view.y = m.b * x + m.d * y + m.f - view.h / 2;
-        apply();
-      }
-    }
+    if (center) centre(svg.querySelector('.state[data-state="' + i + '"]'), false);
   }
+
+  // Moves the view so element `g` is in its middle, zoomed in to a readable scale first when `readable` and
+  // the view is smaller than that.
+  function centre(g, readable) {
+    if (!g) return;
+    const r = svg.getBoundingClientRect();
+    const scale = Math.min(r.width / view.w, r.height / view.h);
+    if (readable && r.width > 0 && scale < READABLE) { view.w = r.width / READABLE; view.h = r.height / READABLE; }
+    // The element's centre in viewBox coordinates: its box mapped through the transforms above it.
+    const b = g.getBBox();
+    const m = svg.getScreenCTM().inverse().multiply(g.getScreenCTM());
+    const x = b.x + b.width / 2, y = b.y + b.height / 2;
+    view.x = m.a * x + m.c * y + m.e - view.w / 2;
+    view.y = m.b * x + m.d * y + m.f - view.h / 2;
+    apply();
+  }
+
+  // Search: the states whose name contains the text typed, then the arrows of the transitions whose event's
+  // name does (case ignored), all highlighted; the view moves to the first, Enter to the next, Shift+Enter
+  // back, Escape clears.
+  const search = document.getElementById("search"), found = document.getElementById("found");
+  let matches = [], at = -1;
+  function find(text) {
+    svg.querySelectorAll(".found, .current").forEach(function (e) { e.classList.remove("found", "current"); });
+    matches = [];
+    at = -1;
+    const q = text.trim().toLowerCase();
+    if (!q) { found.textContent = ""; return; }
+    data.states.forEach(function (s, i) {
+      if (s.name.toLowerCase().indexOf(q) >= 0) matches.push({ state: i, el: svg.querySelector('.state[data-state="' + i + '"]') });
+    });
+    const pairs = {};
+    data.transitions.forEach(function (t) {
+      if (t.event !== null && t.event.toLowerCase().indexOf(q) >= 0) pairs[t.from + " " + t.to] = true;
+    });
+    svg.querySelectorAll(".edge[data-from]").forEach(function (p) {
+      if (!pairs[p.dataset.from + " " + p.dataset.to]) return;
+      const label = svg.querySelector('.edge-label[data-edge="' + p.dataset.edge + '"]');
+      p.classList.add("found");
+      if (label) label.classList.add("found");
+      matches.push({ state: null, el: label || p });
+    });
+    matches.forEach(function (m) { if (m.el) m.el.classList.add("found"); });
+    found.textContent = matches.length ? matches.length + " found" : "none found";
+    step(1);
+  }
+  function step(by) {
+    if (!matches.length) return;
+    if (at >= 0 && matches[at].el) matches[at].el.classList.remove("current");
+    at = (at + by + matches.length) % matches.length;
+    const m = matches[at];
+    if (m.el) m.el.classList.add("current");
+    if (matches.length > 1) found.textContent = (at + 1) + " of " + matches.length;
+    if (m.state !== null) select(m.state, false);
+    centre(m.el, true);
+  }
+  search.addEventListener("input", function () { find(search.value); });
+  search.addEventListener("keydown", function (e) {
+    if (e.key === "Enter") { e.preventDefault(); step(e.shiftKey ? -1 : 1); }
+    if (e.key === "Escape") { search.value = ""; find(""); }
+  });
 
   // `page.html#StateName` opens with that state selected and centred.
   function fromHash() {
@@ -148,12 +217,8 @@
   window.addEventListener("hashchange", function () { const i = fromHash(); if (i >= 0) select(i, true); });
   const wanted = fromHash();
   const first = data.states.findIndex(function (s) { return s.default; });
-  // The page opens with the whole drawing fitted to the diagram's area (beside the panel, never under it).
-  // A drawing whose text would then be too small to read (under half its size) opens at a readable scale
-  // instead, on the state shown in the panel; "Fit" still shows everything.
-  const box = svg.getBoundingClientRect();
-  const crowded = box.width > 0 && Math.min(box.width / home.w, box.height / home.h) < READABLE;
-  if (crowded) { view.w = box.width / READABLE; view.h = box.height / READABLE; }
-  if (data.states.length) select(wanted >= 0 ? wanted : first >= 0 ? first : 0, wanted >= 0 || crowded);
+  // The page opens with the whole drawing fitted to the diagram's area (beside the panel, never under it),
+  // however large: the search and the zoom find the parts. A state named in the URL is centred instead.
+  if (data.states.length) select(wanted >= 0 ? wanted : first >= 0 ? first : 0, wanted >= 0);
   document.body.dataset.ready = "1";
 })();

@@ -8,7 +8,7 @@
 use super::docs;
 use super::lists::{Kind, Lists};
 use super::table::{is_guarded, pairs};
-use super::tokens::{eq_hash, rust_type, snake, variant};
+use super::tokens::{eq_hash, rust_type, serde, snake, variant};
 use super::typed::{self, Typed};
 use crate::hooks;
 use crate::spec::dialogue::ActionSide;
@@ -36,8 +36,16 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
             let doc = format!(" `{}` of `{}`.", f.name, ev.name);
             quote! { #[doc = #doc] pub #fid: #ty }
         });
-        let derives = derives(eq_hash(ev.fields.iter().map(|f| f.ty.text.as_str())));
-        quote! { #doc #derives pub struct #id { #(#fields,)* } }
+        let types = || ev.fields.iter().map(|f| f.ty.text.as_str());
+        let derives = derives(eq_hash(types()));
+        let serde = serde(types()).then(|| {
+            let fields = ev.fields.iter().map(|f| {
+                let (fid, ty) = (snake(&f.name.text), rust_type(&f.ty.text));
+                quote! { #fid: #ty }
+            });
+            quote! { ::fsmc_runtime::__serde_struct!(#id { #(#fields,)* }); }
+        });
+        quote! { #doc #derives pub struct #id { #(#fields,)* } #serde }
     });
     let all_eq_hash = eq_hash(
         with_data
@@ -45,6 +53,11 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
             .flat_map(|&e| m.event(e).fields.iter().map(|f| f.ty.text.as_str())),
     );
     let message_derives = derives(all_eq_hash);
+    let all_serde = serde(
+        with_data
+            .iter()
+            .flat_map(|&e| m.event(e).fields.iter().map(|f| f.ty.text.as_str())),
+    );
     let variants = m.events.iter().map(|e| {
         let id = variant(&e.name.text);
         let doc = format!(" `{}`.", e.name);
@@ -73,6 +86,17 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
             }
         }
     });
+    let message_serde = all_serde.then(|| {
+        let variants = m.events.iter().map(|e| {
+            let id = variant(&e.name.text);
+            if e.fields.is_empty() {
+                quote! { #id }
+            } else {
+                quote! { #id(messages::#id) }
+            }
+        });
+        quote! { ::fsmc_runtime::__serde_enum!(Message { #(#variants,)* }); }
+    });
     quote! {
         /// The data the events carry: one struct per event that has fields.
         pub mod messages {
@@ -82,6 +106,7 @@ pub(crate) fn messages(m: &Machine) -> TokenStream {
         /// An event with its data, as `State::fire` takes it.
         #message_derives
         pub enum Message { #(#variants,)* }
+        #message_serde
 
         impl Message {
             /// The event, without its data.

@@ -238,7 +238,7 @@ fn machine_module<'a>(
     lists: &Lists<'a>,
 ) -> TokenStream {
     let module = snake(&m.name.text);
-    let docs = docs::module_docs(m, origin.map(|o| (o, spec)), lists);
+    let docs = docs::module_docs(m, spec, origin, lists);
     let core = machine::generate(m, transition_profile(m.profile).as_ref(), state_fact, lists);
     let extra = system_items(m, origin, spec, lists);
     quote! {

@@ -26,17 +26,53 @@ pub(crate) fn snake(name: &str) -> Ident {
 
 /// Whether a struct of fields of these types may derive `Eq` and `Hash`: when every type is one the generator
 /// knows implements both, the standard library's numbers but the floats, `bool`, `char`, `String`, and `Vec`,
-/// `Option`, `Box`, `BTreeMap`, `BTreeSet`, tuples and arrays of them. A type of the user's crate may implement
-/// them or not: a struct with one derives only what every data struct does.
+/// `Option`, `Box`, `BTreeMap`, `BTreeSet`, tuples (up to 12, as the standard library implements them) and
+/// arrays of them. A type of the user's crate may implement them or not: a struct with one derives only what
+/// every data struct does.
 pub(crate) fn eq_hash<'t>(types: impl IntoIterator<Item = &'t str>) -> bool {
+    all_known(
+        types,
+        Known {
+            floats: false,
+            tuple: 12,
+            array: usize::MAX,
+        },
+    )
+}
+
+/// Whether a struct of fields of these types may derive serde's `Serialize` and `Deserialize`: the types
+/// [`eq_hash`] knows, the floats too, tuples up to 16 and arrays up to 32 elements (what serde implements).
+/// A type of the user's crate is not assumed to: deriving would break the build of a crate whose dependencies
+/// turn the runtime's `serde` feature on.
+pub(crate) fn serde<'t>(types: impl IntoIterator<Item = &'t str>) -> bool {
+    all_known(
+        types,
+        Known {
+            floats: true,
+            tuple: 16,
+            array: 32,
+        },
+    )
+}
+
+/// Which standard types a trait is known to be implemented for: the floats or not, and tuples and arrays up to
+/// a length.
+#[derive(Clone, Copy)]
+struct Known {
+    floats: bool,
+    tuple: usize,
+    array: usize,
+}
+
+fn all_known<'t>(types: impl IntoIterator<Item = &'t str>, rules: Known) -> bool {
     types.into_iter().all(|text| {
         syn::parse_str::<syn::Type>(text)
             .ok()
-            .is_some_and(|t| known_eq_hash(&t))
+            .is_some_and(|t| known(&t, rules))
     })
 }
 
-fn known_eq_hash(ty: &syn::Type) -> bool {
+fn known(ty: &syn::Type, rules: Known) -> bool {
     match ty {
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
@@ -50,16 +86,29 @@ fn known_eq_hash(ty: &syn::Type) -> bool {
             let leaf = match last.ident.to_string().as_str() {
                 "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
                 | "i128" | "isize" | "bool" | "char" | "String" => args.is_empty(),
+                "f32" | "f64" => rules.floats && args.is_empty(),
                 "Vec" | "Option" | "Box" | "BTreeMap" | "BTreeSet" => !args.is_empty(),
                 _ => false,
             };
             leaf && args
                 .iter()
-                .all(|g| matches!(g, syn::GenericArgument::Type(t) if known_eq_hash(t)))
+                .all(|g| matches!(g, syn::GenericArgument::Type(t) if known(t, rules)))
         }
-        syn::Type::Tuple(t) => t.elems.iter().all(known_eq_hash),
-        syn::Type::Array(a) => known_eq_hash(&a.elem),
-        syn::Type::Paren(p) => known_eq_hash(&p.elem),
+        syn::Type::Tuple(t) => {
+            t.elems.len() <= rules.tuple && t.elems.iter().all(|e| known(e, rules))
+        }
+        syn::Type::Array(a) => {
+            let len = match &a.len {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => n.base10_parse::<usize>().ok(),
+                _ => None,
+            };
+            // A length that is not a literal is known only where every length is.
+            len.map_or(rules.array == usize::MAX, |n| n <= rules.array) && known(&a.elem, rules)
+        }
+        syn::Type::Paren(p) => known(&p.elem, rules),
         _ => false,
     }
 }

@@ -1,7 +1,7 @@
 //! Text metrics and SVG markup for the drawing: numbers written so the output is byte-stable, and text
 //! widths estimated from real font metrics so boxes fit their text.
 
-use fsmc_layout::{Point, Rect, Route, Seg};
+use crate::{Point, Rect, Route, Seg};
 use std::fmt::Write;
 
 /// Advance widths (thousandths of an em) of the printable ASCII characters, from `' '` to `'~'`: for each
@@ -47,7 +47,7 @@ pub(super) fn text_width(text: &str, font: f64, bold: bool) -> f64 {
 }
 
 /// A coordinate, with one decimal and no negative zero, so output is byte-stable.
-pub(crate) fn num(x: f64) -> String {
+pub fn num(x: f64) -> String {
     let x = if x.is_finite() {
         (x * 10.).round() / 10.
     } else {
