@@ -13,6 +13,8 @@
 //! * [`Context`] is what a behaviour sees; [`Node`] runs one agent's behaviour against its replica, driven
 //!   by a [`ConsensusLayer`]: the seam to an engine, implemented by an in-process simulation and by a BFT
 //!   engine alike.
+//! * [`replay`] feeds an app the blocks of a counterexample of `fsmc verify`: the driver of the tests
+//!   `fsmc verify --emit-test` writes.
 //!
 //! The rules, with upstream's names:
 //!
@@ -53,6 +55,9 @@ mod consensus;
 mod context;
 #[cfg(test)]
 mod node_tests;
+pub mod replay;
+#[cfg(test)]
+mod replay_tests;
 mod replica;
 #[cfg(test)]
 mod snapshot_tests;
