@@ -1,11 +1,12 @@
-//! `--emit-test`: a counterexample as a Rust test that feeds its blocks to the generated app's `deliver_block`
-//! and asserts the property it violates. On the broken spec the test fails; once the spec is fixed, either the
-//! blocks no longer lead where they did (the replay stops as soon as the app is elsewhere) or they do and the
-//! property holds, and it passes.
+//! `--emit-test`: a counterexample as a Rust test that replays its blocks on the generated app and asserts the
+//! property it violates. On the broken spec the test fails; once the spec is fixed, either the blocks no longer
+//! lead where they did (the replay stops as soon as the app is elsewhere) or they do and the property holds,
+//! and it passes.
 //!
-//! Agents are `agent-0`…; the last `faults` of them are the faulty ones. Each block's payloads are sent by the
-//! first eligible agents of their group that have not sent in the round, with a value of their class: the
-//! agreed value, another value, or an empty payload, written for the payload type the spec names.
+//! The replay itself is the runtime's (`fsmc_runtime::app::replay`), the same for every test; the test holds
+//! what is specific to its counterexample: the blocks, a payload of each class for each state, written for the
+//! payload type the spec names (the agreed value, another value, or an empty payload), the property's formula
+//! and the assertion.
 
 use crate::{Config, Counterexample};
 use fsmc_base::diag::Code;
@@ -54,12 +55,7 @@ pub fn emit_test(
             sends.join(", ")
         );
     }
-    let assertion = assertion(cex, &module);
-    // An `eventually`'s formula, evaluated in every state the replay goes through.
-    let holds = match (&cex.claim, cex.code) {
-        (Some(c), Code::EventuallyViolated) => rust_formula(&c.formula),
-        _ => "false".to_string(),
-    };
+    let property = property(cex);
     Ok(TEMPLATE
         .replace("{SPEC}", spec_path)
         .replace("{MODULE}", &module)
@@ -68,50 +64,91 @@ pub fn emit_test(
         .replace("{FAULTS}", &config.faults.to_string())
         .replace(
             "{LOOP_FROM}",
-            &cex.loop_from.map_or(usize::MAX, |l| l).to_string(),
+            &cex.loop_from
+                .map_or("None".to_string(), |l| format!("Some({l})")),
         )
         .replace("{BLOCKS}", blocks.trim_end())
         .replace("{ARMS}", arms.trim_end())
-        .replace("{HOLDS}", &holds)
-        .replace("{ASSERT}", &assertion))
+        .replace("{HOLDS_DOC}", &property.doc)
+        .replace("{HOLDS}", &property.holds)
+        .replace("{ASSERT}", &property.assert))
 }
 
-/// What the test asserts once the blocks are replayed.
-fn assertion(cex: &Counterexample, module: &str) -> String {
-    match cex.code {
-        Code::VerifyKeeperNotLive => "    let live = app\n        .keeper()\n        .is_some_and(|k| !app.failed_keepers().contains(k) && app.participants().contains(k));\n    assert!(live, \"keeper round `{}` runs without a live keeper\", app.state());".to_string(),
-        Code::VerifyKeyMissing => format!(
-            "    let _: &{module}::Data = app.data();\n    assert!(app.data().{}.is_some(), \"`{{}}` is entered without `{}`\", app.state());",
-            snake(cex.key.as_deref().unwrap_or("")),
-            cex.key.as_deref().unwrap_or("")
+/// The property a counterexample breaks, as the emitted test states it.
+struct Property {
+    /// The doc comment of `holds`.
+    doc: String,
+    /// The body of `holds`: a condition on `app` and `led`, the transition that led into its state.
+    holds: String,
+    /// The assertion on `end`, what the replay found.
+    assert: String,
+}
+
+/// The property `cex` breaks: a condition on one state of the app, asserted on the app at the end, or for a
+/// lasso a property of the run, asserted on what the replay found along the way.
+fn property(cex: &Counterexample) -> Property {
+    // A name from the spec inside the assertion's format string, braces doubled.
+    let quoted = |name: &str| name.replace('{', "{{").replace('}', "}}");
+    // A condition on the state at the end, asserted with a message naming that state.
+    let at_end = |doc: &str, holds: String, message: String| Property {
+        doc: format!("/// {doc}"),
+        holds,
+        assert: assertion(
+            "holds(&end.app, end.led.as_ref())",
+            &message,
+            "end.app.state()",
         ),
-        Code::InvariantViolated => match &cex.claim {
-            Some(c) => format!(
-                "    let _: &{module}::Data = app.data();\n    assert!(\n        {},\n        {:?},\n        app.state()\n    );",
-                rust_formula(&c.formula),
-                // A Rust string literal, braces doubled: it is the assertion's format string.
-                format!("invariant \"{}\" fails in `{{}}`", c.name.as_str().replace('{', "{{").replace('}', "}}"))
-            ),
-            None => String::new(),
-        },
-        Code::EventuallyViolated => match &cex.claim {
-            Some(c) => format!(
-                "    let _: &{module}::Data = app.data();\n    assert!(\n        held || !never_ends,\n        {:?},\n        app.state()\n    );",
-                format!(
+    };
+    let key = cex.key.as_deref().unwrap_or("");
+    match (cex.code, &cex.claim) {
+        (Code::VerifyKeeperNotLive, _) => at_end(
+            "Whether the keeper round has a live keeper: a participant that has not failed this period.",
+            "app.keeper().is_some_and(|k| !app.failed_keepers().contains(k) && app.participants().contains(k))".to_string(),
+            "keeper round `{}` runs without a live keeper".to_string(),
+        ),
+        (Code::VerifyKeyMissing, _) => at_end(
+            &format!("Whether `{key}` is present in the app's data."),
+            format!("app.data().{}.is_some()", snake(key)),
+            format!("`{{}}` is entered without `{}`", quoted(key)),
+        ),
+        (Code::InvariantViolated, Some(c)) => at_end(
+            "Whether the invariant the blocks break holds in the app's state (`led`: the transition that led into it).",
+            rust_formula(&c.formula),
+            format!("invariant \"{}\" fails in `{{}}`", quoted(c.name.as_str())),
+        ),
+        (Code::EventuallyViolated, Some(c)) => Property {
+            doc: "/// Whether the `eventually` the blocks break holds in the app's state (`led`: the transition that led into it).".to_string(),
+            holds: rust_formula(&c.formula),
+            assert: assertion(
+                "end.held || !end.never_ends",
+                &format!(
                     "eventually \"{}\" is never satisfied: {} (now in `{{}}`)",
-                    c.name.as_str().replace('{', "{{").replace('}', "}}"),
+                    quoted(c.name.as_str()),
                     if cex.loop_from.is_some() {
                         "each time round, the loop of blocks brings the app back to where the loop began, so it repeats forever"
                     } else {
                         "the blocks end the app"
                     }
-                )
+                ),
+                "end.app.state()",
             ),
-            None => String::new(),
         },
         // A period that never ends is a lasso too: it fails only when the loop provably repeats forever.
-        _ => "    assert!(\n        ended || !never_ends,\n        \"the app stays in `{}` (period {}): each time round, the loop of blocks brings the app back to where the loop began without ending the period\",\n        app.state(),\n        app.period()\n    );".to_string(),
+        _ => Property {
+            doc: "/// No condition on one state: a period that never ends is a property of the run (the replay's `ended`).".to_string(),
+            holds: "false".to_string(),
+            assert: assertion(
+                "end.ended || !end.never_ends",
+                "the app stays in `{}` (period {}): each time round, the loop of blocks brings the app back to where the loop began without ending the period",
+                "end.app.state(),\n        end.app.period()",
+            ),
+        },
     }
+}
+
+/// `assert!(condition, message, args)`, one argument a line; `message` becomes a string literal.
+fn assertion(condition: &str, message: &str, args: &str) -> String {
+    format!("    assert!(\n        {condition},\n        {message:?},\n        {args}\n    );")
 }
 
 /// A claim's formula as a Rust condition on the replayed `app`.
@@ -132,22 +169,16 @@ fn rust_formula(f: &fsmc_model::spec::Formula) -> String {
         Formula::After(states) => {
             let tests: Vec<String> = states
                 .iter()
-                .map(|s| format!("from == {:?}", s.as_str()))
+                .map(|s| format!("l.from.to_string() == {:?}", s.as_str()))
                 .collect();
-            format!(
-                "led.as_ref().is_some_and(|(from, _)| {})",
-                tests.join(" || ")
-            )
+            format!("led.is_some_and(|l| {})", tests.join(" || "))
         }
         Formula::Outcome(events) => {
             let tests: Vec<String> = events
                 .iter()
-                .map(|e| format!("event == {:?}", e.as_str()))
+                .map(|e| format!("l.event.to_string() == {:?}", e.as_str()))
                 .collect();
-            format!(
-                "led.as_ref().is_some_and(|(_, event)| {})",
-                tests.join(" || ")
-            )
+            format!("led.is_some_and(|l| {})", tests.join(" || "))
         }
         Formula::Period(cmp, n) => {
             let op = match cmp {
@@ -183,15 +214,15 @@ fn payload(m: &Machine, st: &State, class: u8) -> Result<Option<String>, String>
     let ty = st.payload().unwrap_or("()");
     if round.is_some_and(|r| r.elects_keeper.is_some()) {
         return Ok(match class {
-            0 => Some("candidate(app, true)".to_string()),
-            1 => Some("candidate(app, false)".to_string()),
+            0 => Some("s.candidate(true)".to_string()),
+            1 => Some("s.candidate(false)".to_string()),
             _ => None,
         });
     }
     let n = match (kind, class) {
-        (RoundKind::CollectDifferentUntilAll, 0) => "100 + me",
-        (RoundKind::CollectDifferentUntilAll, _) => "100 + next",
-        (RoundKind::CollectDifferentUntilThreshold, _) => "100 + me",
+        (RoundKind::CollectDifferentUntilAll, 0) => "100 + s.me",
+        (RoundKind::CollectDifferentUntilAll, _) => "100 + s.next",
+        (RoundKind::CollectDifferentUntilThreshold, _) => "100 + s.me",
         (_, 1) => "1",
         _ => "0",
     };
@@ -281,75 +312,40 @@ fn of_type(ty: &syn::Type, n: &str) -> Option<String> {
     }
 }
 
-const TEMPLATE: &str = r#"// A counterexample of `fsmc verify` ({CODE}), as a regression test: the blocks that break the app, fed to
-// the generated app's `deliver_block`. It fails while the spec has the bug, and passes once it is fixed.
+const TEMPLATE: &str = r#"// A counterexample of `fsmc verify` ({CODE}), as a regression test: the blocks that break the app, replayed on
+// the generated app by `fsmc_runtime::app::replay`. It fails while the spec has the bug, and passes once it is
+// fixed.
 
 fsmc_runtime::include_fsm!("{SPEC}");
 
-use fsmc_runtime::app::{App, Block, Genesis, Tx, encode};
-use std::collections::BTreeSet;
+use fsmc_runtime::app::replay::{Group, Planned, Sending};
+use fsmc_runtime::app::{App, AppStep, EncodeError, encode};
 
 type Spec = {MODULE}::Spec;
 
-const AGENTS: usize = {AGENTS};
-const FAULTS: usize = {FAULTS};
-/// Where the loop of blocks that never ends the period begins (`usize::MAX`: no loop).
-const LOOP_FROM: usize = {LOOP_FROM};
-/// A block: the state it finds the app in, the timeout that fires at its start (ms, 0: none), and its
-/// payloads: (from honest agents, class: 0 the agreed value, 1 another, 2 empty, how many).
-type Planned = (&'static str, u64, &'static [(bool, u8, u8)]);
-
+const GROUP: Group = Group { agents: {AGENTS}, faults: {FAULTS} };
+/// Where the loop of blocks the environment can repeat forever begins (`None`: no loop).
+const LOOP_FROM: Option<usize> = {LOOP_FROM};
+/// The blocks, each planned for the state it finds the app in: (state, timeout that fires at its start in ms,
+/// payloads as (from honest agents, class: 0 the agreed value, 1 another, 2 empty, how many)).
 const BLOCKS: &[Planned] = &[
 {BLOCKS}
 ];
 
-fn agent(i: usize) -> String {
-    format!("agent-{i}")
-}
-
-fn honest(id: &str) -> bool {
-    (0..AGENTS - FAULTS).any(|i| agent(i) == id)
-}
-
-/// An agent of the group that may be elected keeper: a participant that has not failed this period.
-#[allow(dead_code)]
-fn candidate(app: &App<Spec>, from_honest: bool) -> String {
-    app.participants()
-        .iter()
-        .find(|a| honest(a) == from_honest && !app.failed_keepers().contains(*a))
-        .cloned()
-        .unwrap_or_else(|| agent(AGENTS - 1))
-}
-
+/// A payload of the class `s` names for the state's payload type.
 // A value is written as `(n) as T` whatever `n` is, a literal included.
 #[allow(clippy::unnecessary_cast)]
-fn payload(state: &str, class: u8, me: usize, next: usize, app: &App<Spec>) -> Vec<u8> {
-    let _ = (me, next, app);
-    let bytes = match (state, class) {
+fn payload(s: &Sending<'_, Spec>) -> Result<Vec<u8>, EncodeError> {
+    match (s.state, s.class) {
 {ARMS}
         _ => Ok(Vec::new()),
-    };
-    bytes.expect("the payload encodes")
+    }
 }
 
-/// Whether the `eventually` the blocks break holds in the app's state (`led`: the transition that led into it).
+{HOLDS_DOC}
 #[allow(unused_variables, unused_parens, clippy::nonminimal_bool)]
-fn holds(app: &App<Spec>, led: &Option<(String, String)>) -> bool {
+fn holds(app: &App<Spec>, led: Option<&AppStep<Spec>>) -> bool {
     {HOLDS}
-}
-
-/// Everything the app's next blocks depend on: where it is, its data, the round in progress, the participants
-/// and the keeper (not the height, the time or the period number, which only count).
-fn snapshot(app: &App<Spec>) -> String {
-    format!(
-        "{} {:?} {:?} {:?} {:?} {:?}",
-        app.state(),
-        app.data(),
-        app.round(),
-        app.participants(),
-        app.keeper(),
-        app.failed_keepers()
-    )
 }
 
 #[test]
@@ -358,90 +354,12 @@ fn counterexample() {
 }
 
 /// Replays the blocks and asserts the property they break.
-// `LOOP_FROM` is `usize::MAX` when there is no loop, which makes its comparisons constant; the property's formula
-// is written as the spec states it, not as clippy would simplify it.
-#[allow(clippy::absurd_extreme_comparisons, clippy::nonminimal_bool)]
 fn replay() {
-    let ids: Vec<String> = (0..AGENTS).map(agent).collect();
-    let mut app = App::<Spec>::new(Genesis::new(ids.clone(), 0)).expect("genesis");
-    let mut sent: BTreeSet<String> = BTreeSet::new();
-    let mut round = app.round_count();
-    let prefix = if LOOP_FROM < BLOCKS.len() { LOOP_FROM } else { BLOCKS.len() };
-    let mut schedule: Vec<usize> = (0..prefix).collect();
-    if LOOP_FROM < BLOCKS.len() {
-        for _ in 0..3 {
-            schedule.extend(LOOP_FROM..BLOCKS.len());
-        }
-    }
-    let mut period = None;
-    let mut ended = false;
-    // The transition that led into the current state: the state it left and its event.
-    let mut led: Option<(String, String)> = None;
-    // For an `eventually`: whether its formula held in a state on the way, and the app at each start of the loop.
-    let mut held = holds(&app, &led);
-    let mut starts: Vec<String> = Vec::new();
-    for (n, &i) in schedule.iter().enumerate() {
-        let (state, timeout, sends) = BLOCKS[i];
-        if i == LOOP_FROM && period.is_none() {
-            period = Some(app.period());
-        }
-        if i == LOOP_FROM {
-            starts.push(snapshot(&app));
-        }
-        if app.state().to_string() != state || app.is_finished() {
-            // The app is elsewhere: the blocks no longer lead where they did.
-            return;
-        }
-        if app.round_count() != round {
-            sent.clear();
-            round = app.round_count();
-        }
-        let time_ms = if timeout > 0 {
-            app.round_started_ms() + timeout
-        } else {
-            app.time_ms() + 1000
-        };
-        let mut txs = Vec::new();
-        for &(from_honest, class, count) in sends {
-            let next = (0..AGENTS)
-                .find(|j| honest(&agent(*j)) && app.eligible().contains(&agent(*j)) && !sent.contains(&agent(*j)))
-                .unwrap_or(0);
-            let senders: Vec<usize> = (0..AGENTS)
-                .filter(|j| {
-                    let id = agent(*j);
-                    honest(&id) == from_honest && app.expects(&id) && !sent.contains(&id)
-                })
-                .take(usize::from(count))
-                .collect();
-            for j in senders {
-                let data = payload(state, class, j, next, &app);
-                sent.insert(agent(j));
-                txs.push(Tx { sender: agent(j), data: app.submission(data) });
-            }
-        }
-        let height = app.height() + 1;
-        match app.deliver_block(&Block { height, time_ms, txs }) {
-            Ok(report) => {
-                if let Some(s) = report.steps.last() {
-                    led = Some((s.from.to_string(), s.event.to_string()));
-                }
-            }
-            Err(e) => panic!("block {n} does not apply: {e}"),
-        }
-        if period.is_some_and(|p| app.period() != p) || app.is_finished() {
-            ended = true;
-        }
-        held |= holds(&app, &led);
-    }
-    starts.push(snapshot(&app));
-    // The loop repeats forever when every time round it brings the app back to where it began: a replica is a
-    // deterministic function of its blocks. Without a loop, the run ends.
-    let never_ends = if LOOP_FROM < BLOCKS.len() {
-        starts.windows(2).all(|w| w[0] == w[1])
-    } else {
-        app.is_finished()
+    let run = fsmc_runtime::app::replay::run(GROUP, BLOCKS, LOOP_FROM, payload, holds);
+    // `None`: the app is elsewhere than planned, so the blocks no longer lead where they did.
+    let Some(end) = run.unwrap_or_else(|e| panic!("{e}")) else {
+        return;
     };
-    let _ = (ended, held, never_ends);
 {ASSERT}
 }
 "#;
