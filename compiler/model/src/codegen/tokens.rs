@@ -40,6 +40,13 @@ pub(crate) fn eq_hash<'t>(types: impl IntoIterator<Item = &'t str>) -> bool {
     )
 }
 
+/// Whether the standard library defines a type and everything a payload or key needs for it: the types
+/// [`eq_hash`] knows are `Clone`, `Debug`, `Ord`, borsh-encoded, `Send`, `Sync` and `'static`. A type of the
+/// user's crate is the one whose bounds the generated code asks rustc to assume rather than check.
+pub(crate) fn standard(text: &str) -> bool {
+    eq_hash([text])
+}
+
 /// Whether a struct of fields of these types may derive serde's `Serialize` and `Deserialize`: the types
 /// [`eq_hash`] knows, the floats too, tuples up to 16 and arrays up to 32 elements (what serde implements).
 /// A type of the user's crate is not assumed to: deriving would break the build of a crate whose dependencies

@@ -1,5 +1,5 @@
-// A payload type of the crate that lacks what a payload needs: the first error names the type, what it lacks,
-// and (in the function it is required by) the state and the spec's line.
+// A payload type of the crate that lacks what a payload needs: one error names the type, the state and the
+// spec's line, and nothing inside the runtime is reported.
 #[derive(Clone, Debug)]
 pub struct Money(u64);
 

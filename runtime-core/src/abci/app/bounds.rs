@@ -1,7 +1,8 @@
-//! What the types a spec names must implement, as traits the generated code asserts once per type, where the
-//! spec names it: a type missing one gets one error that names the type, what it lacks, and (in the name of the
-//! function that asks) the state or key and the spec's line, before the errors rustc finds where the type is
-//! used inside the runtime.
+//! What the types a spec names must implement, as one trait per use whose supertraits are the bounds. The
+//! `fsm!` and `include_fsm!` macros assert it once per type, where the spec names it: a type missing a bound
+//! gets one error that names the type, the state or key and the spec's line. The generated impls that handle
+//! the type assume the trait (`where for<'fsmc> T: Payload`), and through its supertraits every bound, so
+//! neither they nor the runtime's code under them report it again.
 //!
 //! Implement them with derives: `#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord,
 //! fsmc_runtime::borsh::BorshSerialize, fsmc_runtime::borsh::BorshDeserialize)]` and
@@ -17,10 +18,13 @@ use std::fmt::Debug;
 /// tasks (`Send`, `Sync`, `'static`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a round's payload: a payload is `Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 'static`",
-    label = "the spec names it as a payload; the function's name gives the state and the spec's line",
+    label = "used as a round's payload here",
     note = "derive them (`Ord` needs `PartialEq`, `Eq` and `PartialOrd` too); borsh's derives are `fsmc_runtime::borsh::{{BorshSerialize, BorshDeserialize}}` with `#[borsh(crate = \"fsmc_runtime::borsh\")]`"
 )]
-pub trait Payload {}
+pub trait Payload:
+    Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 'static
+{
+}
 
 impl<T: Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 'static> Payload
     for T
@@ -32,9 +36,9 @@ impl<T: Clone + Debug + Ord + BorshSerialize + BorshDeserialize + Send + Sync + 
 /// node's tasks (`Send`, `Sync`, `'static`).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a key's type: a key is `Clone + Debug + BorshSerialize + BorshDeserialize + Send + Sync + 'static`",
-    label = "the spec names it as a key's type; the function's name gives the key and the spec's line",
+    label = "used as a key's type here",
     note = "derive them; borsh's derives are `fsmc_runtime::borsh::{{BorshSerialize, BorshDeserialize}}` with `#[borsh(crate = \"fsmc_runtime::borsh\")]`"
 )]
-pub trait Key {}
+pub trait Key: Clone + Debug + BorshSerialize + BorshDeserialize + Send + Sync + 'static {}
 
 impl<T: Clone + Debug + BorshSerialize + BorshDeserialize + Send + Sync + 'static> Key for T {}

@@ -6,7 +6,7 @@ use super::custom;
 use super::round::{AppRound, Rounds, app_round};
 use crate::codegen::docs;
 use crate::codegen::lists::{Kind, Lists};
-use crate::codegen::tokens::{snake, variant};
+use crate::codegen::tokens::{rust_type, snake, standard, variant};
 use crate::spec::{Machine, StateId};
 use fsmc_vocab::abci::{OutcomeKind, RoundKind};
 use proc_macro2::{Ident, Span, TokenStream};
@@ -54,12 +54,13 @@ pub(super) fn generate<'a>(
     let start = variant(&m.state(start).name.text);
     let n = proc_macro2::Literal::usize_unsuffixed(m.states.len());
     let rules = rules(m, Rc::clone(outgoing), lists);
-    let data_encoding = data_encoding(m);
-    let types = types(m, &rounds, lists);
-    let customs = custom::generate(m, outgoing, &rounds, lists);
-    let round_impl = round_impl(m, outgoing, &rounds, lists);
-    let spec_impl = spec_impl(m, &rounds, &start, lists);
-    let drive = drive(&rounds, lists);
+    let assumed = assumed(m);
+    let data_encoding = data_encoding(m, &assumed);
+    let types = types(m, &rounds, lists, &assumed);
+    let customs = custom::generate(m, outgoing, &rounds, lists, &assumed);
+    let round_impl = round_impl(m, outgoing, &rounds, lists, &assumed);
+    let spec_impl = spec_impl(m, &rounds, &start, lists, &assumed);
+    let drive = drive(&rounds, lists, &assumed);
     quote! {
         #data_encoding
 
@@ -75,6 +76,38 @@ pub(super) fn generate<'a>(
 
         #drive
     }
+}
+
+/// The `where` clause of every impl that encodes, decodes, orders or hands over payload and key values: each
+/// payload and key type of the user's crate (one [`standard`] does not know) implements the runtime's `Payload`
+/// or `Key`. The binder (`for<'fsmc>`, which no bound uses) makes rustc assume the bound inside the impl and
+/// check it only where the impl is used, instead of checking it where it is written (what it does to a bound
+/// naming no parameter): a type lacking a bound then gets the one error the `fsm!` macro's assertion reports,
+/// which names the state or key and the spec's line, and none from each impl or from inside the runtime. Empty
+/// when every type is standard.
+fn assumed(m: &Machine) -> TokenStream {
+    let payloads = m
+        .states
+        .iter()
+        .filter_map(|s| s.payload())
+        .map(|t| (t, quote! { Payload }));
+    let keys = m.keys.iter().map(|k| (k.ty.text.as_str(), quote! { Key }));
+    let bounds: std::collections::BTreeMap<(&str, String), TokenStream> = payloads
+        .chain(keys)
+        .filter(|(t, _)| !standard(t))
+        .map(|(t, bound)| {
+            let ty = rust_type(t);
+            (
+                (t, bound.to_string()),
+                quote! { for<'fsmc> #ty: ::fsmc_runtime::app::#bound },
+            )
+        })
+        .collect();
+    if bounds.is_empty() {
+        return TokenStream::new();
+    }
+    let bounds = bounds.values();
+    quote! { where #(#bounds),* }
 }
 
 /// Each state's part in a period (registration, keeper election, keeper round, or collecting), whether it
@@ -120,7 +153,7 @@ fn rules<'a>(m: &'a Machine, outgoing: Rc<Vec<Vec<usize>>>, lists: &Lists<'a>) -
 }
 
 /// The canonical encoding the app hash is computed over, for a machine with keys.
-fn data_encoding(m: &Machine) -> TokenStream {
+fn data_encoding(m: &Machine, assumed: &TokenStream) -> TokenStream {
     if m.keys.is_empty() {
         return quote! {};
     }
@@ -128,7 +161,7 @@ fn data_encoding(m: &Machine) -> TokenStream {
     let read = fields.clone();
     quote! {
         // The canonical encoding the app hash is computed over: every key, in spec order.
-        impl ::fsmc_runtime::borsh::BorshSerialize for Data {
+        impl ::fsmc_runtime::borsh::BorshSerialize for Data #assumed {
             fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
                 #(::fsmc_runtime::borsh::BorshSerialize::serialize(&self.#fields, writer)?;)*
                 ::core::result::Result::Ok(())
@@ -136,7 +169,7 @@ fn data_encoding(m: &Machine) -> TokenStream {
         }
 
         // The same encoding read back, for a replica restored from a snapshot.
-        impl ::fsmc_runtime::borsh::BorshDeserialize for Data {
+        impl ::fsmc_runtime::borsh::BorshDeserialize for Data #assumed {
             fn deserialize_reader<R: ::fsmc_runtime::borsh::io::Read>(reader: &mut R) -> ::fsmc_runtime::borsh::io::Result<Self> {
                 ::core::result::Result::Ok(Data {
                     #(#read: ::fsmc_runtime::borsh::BorshDeserialize::deserialize_reader(reader)?,)*
@@ -147,19 +180,30 @@ fn data_encoding(m: &Machine) -> TokenStream {
 }
 
 /// `Spec` and its aliases, the `Behaviour` trait, and the `Round` enum with its encoding.
-fn types<'a>(m: &Machine, rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenStream {
+fn types<'a>(
+    m: &Machine,
+    rounds: &Rc<Rounds<'a>>,
+    lists: &Lists<'a>,
+    assumed: &TokenStream,
+) -> TokenStream {
     let name = m.name.as_str();
     let spec_doc = format!(
         " What the runtime's replicated driver needs to know about `{name}`: transitions, timeouts, rounds."
     );
-    let methods = rounds.list(lists, Kind::Item, |r| {
-        let (method, wire) = (&r.method, &r.wire_ty);
-        let doc = docs::attrs(&r.docs);
-        quote! {
-            #doc
-            fn #method(&self, ctx: Context) -> impl ::core::future::Future<Output = ::core::result::Result<#wire, ::fsmc_runtime::app::Abstain>> + ::core::marker::Send;
-        }
-    });
+    let methods = {
+        let (rounds, assumed) = (Rc::clone(rounds), assumed.clone());
+        lists.list(Kind::Item, rounds.len(), move |i| {
+            let Some(r) = rounds.get(i) else {
+                return TokenStream::new();
+            };
+            let (method, wire) = (&r.method, &r.wire_ty);
+            let doc = docs::attrs(&r.docs);
+            quote! {
+                #doc
+                fn #method(&self, ctx: Context) -> impl ::core::future::Future<Output = ::core::result::Result<#wire, ::fsmc_runtime::app::Abstain>> + ::core::marker::Send #assumed;
+            }
+        })
+    };
     let variants = rounds.list(lists, Kind::Elem, |r| {
         let (sv, ty) = (&r.state, &r.round_ty);
         let doc = format!(" The round of `{sv}`.");
@@ -224,7 +268,7 @@ fn types<'a>(m: &Machine, rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenSt
             #variants
         }
 
-        impl ::fsmc_runtime::borsh::BorshSerialize for Round {
+        impl ::fsmc_runtime::borsh::BorshSerialize for Round #assumed {
             fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
                 match self {
                     #tags
@@ -234,7 +278,7 @@ fn types<'a>(m: &Machine, rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenSt
 
         // The same encoding read back, for a replica restored from a snapshot: the tag names the round, and
         // the spec says how many confirmations it requires.
-        impl ::fsmc_runtime::borsh::BorshDeserialize for Round {
+        impl ::fsmc_runtime::borsh::BorshDeserialize for Round #assumed {
             fn deserialize_reader<R: ::fsmc_runtime::borsh::io::Read>(reader: &mut R) -> ::fsmc_runtime::borsh::io::Result<Self> {
                 match <u32 as ::fsmc_runtime::borsh::BorshDeserialize>::deserialize_reader(reader)? {
                     #decodes
@@ -252,6 +296,7 @@ fn round_impl<'a>(
     outgoing: &Rc<Vec<Vec<usize>>>,
     rounds: &Rc<Rounds<'a>>,
     lists: &Lists<'a>,
+    assumed: &TokenStream,
 ) -> TokenStream {
     let delivers = rounds.list(lists, Kind::Arm, |r| {
         let (sv, wire, check, submit) = (&r.state, &r.wire_ty, &r.check, &r.submit);
@@ -288,7 +333,7 @@ fn round_impl<'a>(
         quote! { Round::#sv(r) => ::fsmc_runtime::rounds::Round::submissions(r).keys().cloned().collect(), }
     });
     quote! {
-        impl ::fsmc_runtime::app::AppRound<Spec> for Round {
+        impl ::fsmc_runtime::app::AppRound<Spec> for Round #assumed {
             fn deliver(
                 &mut self,
                 sender: &::fsmc_runtime::app::AgentId,
@@ -372,7 +417,7 @@ fn end_block(r: &AppRound) -> TokenStream {
 }
 
 /// `Drive` for `Spec`: every type implementing `Behaviour` runs as an agent's behaviour, one method per round.
-fn drive<'a>(rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenStream {
+fn drive<'a>(rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>, assumed: &TokenStream) -> TokenStream {
     let acts = rounds.list(lists, Kind::Arm, |r| {
         let (sv, method) = (&r.state, &r.method);
         quote! {
@@ -385,7 +430,7 @@ fn drive<'a>(rounds: &Rc<Rounds<'a>>, lists: &Lists<'a>) -> TokenStream {
         }
     });
     quote! {
-        impl<B: Behaviour> ::fsmc_runtime::app::Drive<B> for Spec {
+        impl<B: Behaviour> ::fsmc_runtime::app::Drive<B> for Spec #assumed {
             fn act(agent: &::std::sync::Arc<B>, ctx: Context) -> ::core::option::Option<::fsmc_runtime::app::Pending> {
                 let agent = ::std::sync::Arc::clone(agent);
                 #[allow(unreachable_patterns)]
@@ -404,6 +449,7 @@ fn spec_impl<'a>(
     rounds: &Rc<Rounds<'a>>,
     start: &Ident,
     lists: &Lists<'a>,
+    assumed: &TokenStream,
 ) -> TokenStream {
     let name = m.name.as_str();
     let starts = rounds.list(lists, Kind::Arm, |r| {
@@ -427,7 +473,7 @@ fn spec_impl<'a>(
         quote! { ::fsmc_runtime::app::NoRounds }
     };
     quote! {
-        impl ::fsmc_runtime::app::AppSpec for Spec {
+        impl ::fsmc_runtime::app::AppSpec for Spec #assumed {
             type State = State;
             type Event = Event;
             type Data = Data;

@@ -39,6 +39,7 @@ pub(super) fn generate<'a>(
     outgoing: &Rc<Vec<Vec<usize>>>,
     rounds: &Rc<Rounds<'a>>,
     lists: &Lists<'a>,
+    assumed: &TokenStream,
 ) -> TokenStream {
     if rounds.customs.is_empty() {
         return quote! {};
@@ -47,6 +48,7 @@ pub(super) fn generate<'a>(
         let outgoing = Rc::clone(outgoing);
         rounds.custom_list(lists, Kind::Item, move |r| types(m, &outgoing, r))
     };
+    let assumed = assumed.clone();
     let methods = rounds.custom_list(lists, Kind::Item, move |r| {
         let sid = r.sid;
         let (method, wire) = (&r.method, &r.wire_ty);
@@ -64,7 +66,7 @@ pub(super) fn generate<'a>(
         );
         quote! {
             #[doc = #doc]
-            fn #method(&self, round: &Deciding<'_, #wire>) -> #returns;
+            fn #method(&self, round: &Deciding<'_, #wire>) -> #returns #assumed;
         }
     });
     quote! {
