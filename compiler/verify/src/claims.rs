@@ -62,6 +62,7 @@ pub(crate) fn check(model: &Model<'_>, ex: &Explored) -> (Vec<Diagnostic>, Optio
                             blocks: blocks_of(model, ex, &path_to(ex, at as u32)),
                             loop_from: None,
                             key: None,
+                            entered: None,
                             claim: Some(claim.clone()),
                         })
                     });
@@ -213,6 +214,7 @@ fn avoided(
         blocks,
         loop_from: (!cycle.is_empty()).then_some(stem),
         key: None,
+        entered: None,
         claim: Some(claim.clone()),
     };
     Some((

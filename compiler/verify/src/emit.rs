@@ -55,7 +55,7 @@ pub fn emit_test(
             sends.join(", ")
         );
     }
-    let property = property(cex);
+    let property = property(cex)?;
     Ok(TEMPLATE
         .replace("{SPEC}", spec_path)
         .replace("{MODULE}", &module)
@@ -85,8 +85,9 @@ struct Property {
 }
 
 /// The property `cex` breaks: a condition on one state of the app, asserted on the app at the end, or for a
-/// lasso a property of the run, asserted on what the replay found along the way.
-fn property(cex: &Counterexample) -> Property {
+/// lasso a property of the run, asserted on what the replay found along the way. `Err` for a violation no
+/// replay can show.
+fn property(cex: &Counterexample) -> Result<Property, String> {
     // A name from the spec inside the assertion's format string, braces doubled.
     let quoted = |name: &str| name.replace('{', "{{").replace('}', "}}");
     // A condition on the state at the end, asserted with a message naming that state.
@@ -99,16 +100,20 @@ fn property(cex: &Counterexample) -> Property {
             "end.app.state()",
         ),
     };
+    // The state a keeper or a key is checked in: elsewhere the property says nothing (a fixed spec's blocks
+    // may end in another state, where no keeper is elected or the key is not yet written).
+    let entered = cex.entered.as_deref().unwrap_or("");
+    let in_entered = format!("!(app.state().to_string() == {entered:?})");
     let key = cex.key.as_deref().unwrap_or("");
-    match (cex.code, &cex.claim) {
+    Ok(match (cex.code, &cex.claim) {
         (Code::VerifyKeeperNotLive, _) => at_end(
-            "Whether the keeper round has a live keeper: a participant that has not failed this period.",
-            "app.keeper().is_some_and(|k| !app.failed_keepers().contains(k) && app.participants().contains(k))".to_string(),
+            &format!("Whether keeper round `{entered}` has a live keeper, if the app is in it: a participant that has not failed this period."),
+            format!("{in_entered} || app.keeper().is_some_and(|k| !app.failed_keepers().contains(k) && app.participants().contains(k))"),
             "keeper round `{}` runs without a live keeper".to_string(),
         ),
         (Code::VerifyKeyMissing, _) => at_end(
-            &format!("Whether `{key}` is present in the app's data."),
-            format!("app.data().{}.is_some()", snake(key)),
+            &format!("Whether `{key}` is present in the app's data, if the app is in `{entered}`."),
+            format!("{in_entered} || app.data().{}.is_some()", snake(key)),
             format!("`{{}}` is entered without `{}`", quoted(key)),
         ),
         (Code::InvariantViolated, Some(c)) => at_end(
@@ -134,7 +139,7 @@ fn property(cex: &Counterexample) -> Property {
             ),
         },
         // A period that never ends is a lasso too: it fails only when the loop provably repeats forever.
-        _ => Property {
+        (Code::VerifyPeriodNeverEnds, _) => Property {
             doc: "/// No condition on one state: a period that never ends is a property of the run (the replay's `ended`).".to_string(),
             holds: "false".to_string(),
             assert: assertion(
@@ -143,7 +148,10 @@ fn property(cex: &Counterexample) -> Property {
                 "end.app.state(),\n        end.app.period()",
             ),
         },
-    }
+        // A state no block leaves is a fact about every block that could come, which one replay cannot show; a
+        // declared property's violation always carries its claim.
+        (code, _) => return Err(format!("no test is written for a counterexample of {}", code.id())),
+    })
 }
 
 /// `assert!(condition, message, args)`, one argument a line; `message` becomes a string literal.

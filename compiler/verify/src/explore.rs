@@ -99,6 +99,8 @@ pub(crate) struct Explored {
     pub parent: Vec<Option<(u32, usize)>>,
     pub violations: Vec<(u32, Violation)>,
     pub truncated: bool,
+    /// How many agents are faulty (`Config::faults`): a counterexample names them as the replay does.
+    pub faults: u8,
 }
 
 /// How often the search reports how far it got.
@@ -117,6 +119,7 @@ pub(crate) fn explore(
         parent: Vec::new(),
         violations: Vec::new(),
         truncated: false,
+        faults: config.faults,
     };
     let words = model.machine.keys.len().div_ceil(64).max(1);
     let mut init = Abs {

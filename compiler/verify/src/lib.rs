@@ -71,6 +71,9 @@ pub struct Counterexample {
     pub loop_from: Option<usize>,
     /// The key found missing (E1104).
     pub key: Option<String>,
+    /// For a violation found on entering a state (E1101, E1103, E1104): that state, where alone the emitted
+    /// test asserts the property, as the verifier checks it on entry.
+    pub entered: Option<String>,
     /// The declared property that fails: an invariant (E1106), or an `eventually` (E1107) the blocks never
     /// satisfy, looping from `loop_from` (without a loop, the run ends in a final state).
     pub claim: Option<fsmc_model::spec::Claim>,

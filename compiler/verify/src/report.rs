@@ -2,7 +2,7 @@
 //! them, and a note lists the blocks one by one.
 
 use crate::explore::{Explored, Step, Violation};
-use crate::model::Model;
+use crate::model::{Model, Role};
 use crate::round::{A, B, HONEST, NONE};
 use fsmc_base::diag::{Code, Diagnostic};
 use fsmc_base::source::Span;
@@ -216,20 +216,41 @@ pub(crate) fn blocks_of(
 ) -> Vec<crate::CexBlock> {
     steps
         .iter()
-        .map(|(from, st)| crate::CexBlock {
-            state: model
-                .machine
-                .state(ex.states[*from as usize].state)
-                .name
-                .to_string(),
-            timeout: st.timeout,
-            sends: st
-                .sends
-                .iter()
-                .map(|&(g, c, n)| (g == HONEST, c as u8, n))
-                .collect(),
+        .map(|(from, st)| {
+            let x = &ex.states[*from as usize];
+            // Before the service starts, how many of the agents the replay names faulty are still to send.
+            let faulty = if !x.started && model.state(x.state).role == Role::Registration {
+                ex.faults.saturating_sub(x.round.sent(HONEST))
+            } else {
+                0
+            };
+            crate::CexBlock {
+                state: model.machine.state(x.state).name.to_string(),
+                timeout: st.timeout,
+                sends: sends_of(st, faulty),
+            }
         })
         .collect()
+}
+
+/// A block's payloads as (honest, class, how many), in the replay's terms: its last agents are the faulty ones.
+/// Until the service starts every agent is honest, and the faulty agents are picked among those the first
+/// registration registers: the first `faulty` of its senders in this block are agents the replay names faulty,
+/// sending as the others do.
+fn sends_of(st: &Step, mut faulty: u8) -> Vec<(bool, u8, u8)> {
+    let mut out = Vec::new();
+    for &(g, c, n) in &st.sends {
+        let class = c as u8;
+        let named_faulty = if g == HONEST { n.min(faulty) } else { 0 };
+        faulty -= named_faulty;
+        if named_faulty > 0 {
+            out.push((false, class, named_faulty));
+        }
+        if n > named_faulty {
+            out.push((g == HONEST, class, n - named_faulty));
+        }
+    }
+    out
 }
 
 /// The counterexample of a safety violation at `at`.
@@ -252,6 +273,7 @@ pub(crate) fn counterexample(
         blocks: blocks_of(model, ex, &path_to(ex, at)),
         loop_from: None,
         key,
+        entered: Some(state_span(model, ex, at).1),
         claim: None,
     }
 }
@@ -268,6 +290,7 @@ pub(crate) fn lasso(model: &Model<'_>, ex: &Explored, scc: &[u32]) -> crate::Cou
         blocks,
         loop_from: Some(loop_from),
         key: None,
+        entered: None,
         claim: None,
     }
 }
