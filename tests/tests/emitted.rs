@@ -64,7 +64,39 @@ mod fixed_eventually {
     }
 }
 
-/// A broken spec and its fix: the specs, the emitted files, and their replays.
+// A keeper round without a live keeper (E1103): the test asserts, in that round, a keeper that is a participant
+// and has not failed this period.
+mod broken_keeper {
+    include!("emitted/keeper_elected_before_registration.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+mod fixed_keeper {
+    include!("emitted/keeper_elected_after_registration.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+// A key missing on entry (E1104): the test asserts, in the state that needs it, that the key is present.
+mod broken_key {
+    include!("emitted/asset_dropped_by_reset.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+mod fixed_key {
+    include!("emitted/asset_kept_across_periods.rs");
+    pub fn run() {
+        replay();
+    }
+}
+
+/// A broken spec and its fix: the specs, the emitted files, their replays, and what the broken one's failure
+/// says (the property's message, not a replay that went wrong).
 struct Pair {
     broken: &'static str,
     fixed: &'static str,
@@ -72,6 +104,7 @@ struct Pair {
     fixed_file: &'static str,
     broken_run: fn(),
     fixed_run: fn(),
+    message: &'static str,
 }
 
 const PAIRS: &[Pair] = &[
@@ -82,6 +115,7 @@ const PAIRS: &[Pair] = &[
         fixed_file: "all_with_timeout_to_reset.rs",
         broken_run: broken::run,
         fixed_run: fixed::run,
+        message: "the app stays in `CollectRound` (period 0)",
     },
     Pair {
         broken: "specs/verify/broken/report_without_price.fsm",
@@ -90,6 +124,7 @@ const PAIRS: &[Pair] = &[
         fixed_file: "report_with_price.rs",
         broken_run: broken_invariant::run,
         fixed_run: fixed_invariant::run,
+        message: "invariant \"a report has a price\" fails in `ReportRound`",
     },
     Pair {
         broken: "specs/verify/broken/report_on_no_majority.fsm",
@@ -98,6 +133,7 @@ const PAIRS: &[Pair] = &[
         fixed_file: "report_on_agreement.rs",
         broken_run: broken_outcome::run,
         fixed_run: fixed_outcome::run,
+        message: "invariant \"a report follows an agreed observation\" fails in `ReportRound`",
     },
     Pair {
         broken: "specs/verify/broken/keeper_timeout_resets_forever.fsm",
@@ -106,6 +142,25 @@ const PAIRS: &[Pair] = &[
         fixed_file: "keeper_timeout_reelects.rs",
         broken_run: broken_eventually::run,
         fixed_run: fixed_eventually::run,
+        message: "eventually \"a transaction settles\" is never satisfied",
+    },
+    Pair {
+        broken: "specs/verify/broken/keeper_elected_before_registration.fsm",
+        fixed: "specs/verify/controls/keeper_elected_after_registration.fsm",
+        broken_file: "keeper_elected_before_registration.rs",
+        fixed_file: "keeper_elected_after_registration.rs",
+        broken_run: broken_keeper::run,
+        fixed_run: fixed_keeper::run,
+        message: "keeper round `SettleRound` runs without a live keeper",
+    },
+    Pair {
+        broken: "specs/verify/broken/asset_dropped_by_reset.fsm",
+        fixed: "specs/verify/controls/asset_kept_across_periods.fsm",
+        broken_file: "asset_dropped_by_reset.rs",
+        fixed_file: "asset_kept_across_periods.rs",
+        broken_run: broken_key::run,
+        fixed_run: fixed_key::run,
+        message: "`ObserveRound` is entered without `asset`",
     },
 ];
 
@@ -145,13 +200,22 @@ fn main() {
         );
 
         std::panic::set_hook(Box::new(|_| {}));
-        let failed = std::panic::catch_unwind(p.broken_run).is_err();
+        let failed = std::panic::catch_unwind(p.broken_run).err();
         let passed = std::panic::catch_unwind(p.fixed_run).is_ok();
         let _ = std::panic::take_hook();
+        let failure = failed
+            .unwrap_or_else(|| panic!("{}: the emitted test passes on the broken spec", p.broken));
+        // `assert!` with arguments panics with a `String`, one without them with a `&str`.
+        let said = failure
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| failure.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
         assert!(
-            failed,
-            "{}: the emitted test passes on the broken spec",
-            p.broken
+            said.contains(p.message),
+            "{}: the emitted test fails with {said:?}, not with the property's message {:?}",
+            p.broken,
+            p.message
         );
         assert!(
             passed,
@@ -159,5 +223,7 @@ fn main() {
             p.fixed
         );
     }
-    println!("emitted: each fails on the broken spec, passes on the fixed one");
+    println!(
+        "emitted: each fails on the broken spec with its property's message, passes on the fixed one"
+    );
 }

@@ -1,0 +1,64 @@
+// A counterexample of `fsmc verify` (E1103), as a regression test: the blocks that break the app, replayed on
+// the generated app by `fsmc_runtime::app::replay`. It fails while the spec has the bug, and passes once it is
+// fixed.
+
+fsmc_runtime::include_fsm!("../specs/verify/broken/keeper_elected_before_registration.fsm");
+
+use fsmc_runtime::app::replay::{Group, Planned, Sending};
+use fsmc_runtime::app::{App, AppStep, EncodeError, encode};
+
+type Spec = settle_abci_app::Spec;
+
+const GROUP: Group = Group { agents: 4, faults: 1 };
+/// Where the loop of blocks the environment can repeat forever begins (`None`: no loop).
+const LOOP_FROM: Option<usize> = None;
+/// The blocks, each planned for the state it finds the app in: (state, timeout that fires at its start in ms,
+/// payloads as (from honest agents, class: 0 the agreed value, 1 another, 2 empty, how many)).
+const BLOCKS: &[Planned] = &[
+    ("SelectKeeperRound", 0, &[(true, 0, 2), (false, 0, 1)]),
+    ("RegistrationRound", 0, &[(false, 1, 1), (true, 1, 3)]),
+    ("SettleRound", 30000, &[]),
+    ("SelectKeeperRound", 0, &[(true, 1, 2), (false, 1, 1)]),
+    ("RegistrationRound", 0, &[(true, 1, 3)]),
+];
+
+/// A payload of the class `s` names for the state's payload type.
+// A value is written as `(n) as T` whatever `n` is, a literal included.
+#[allow(clippy::unnecessary_cast)]
+fn payload(s: &Sending<'_, Spec>) -> Result<Vec<u8>, EncodeError> {
+    match (s.state, s.class) {
+        ("SelectKeeperRound", 0) => encode(&{ s.candidate(true) }),
+        ("SelectKeeperRound", 1) => encode(&{ s.candidate(false) }),
+        ("RegistrationRound", 0) => encode(&{ let v: () = (); v }),
+        ("RegistrationRound", 1) => encode(&{ let v: () = (); v }),
+        ("SettleRound", 0) => encode(&{ let v: Option<()> = Some(()); v }),
+        ("SettleRound", 1) => encode(&{ let v: Option<()> = Some(()); v }),
+        ("SettleRound", 2) => encode(&{ let v: Option<()> = None; v }),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Whether keeper round `SettleRound` has a live keeper, if the app is in it: a participant that has not failed this period.
+#[allow(unused_variables, unused_parens, clippy::nonminimal_bool)]
+fn holds(app: &App<Spec>, led: Option<&AppStep<Spec>>) -> bool {
+    !(app.state().to_string() == "SettleRound") || app.keeper().is_some_and(|k| !app.failed_keepers().contains(k) && app.participants().contains(k))
+}
+
+#[test]
+fn counterexample() {
+    replay();
+}
+
+/// Replays the blocks and asserts the property they break.
+fn replay() {
+    let run = fsmc_runtime::app::replay::run(GROUP, BLOCKS, LOOP_FROM, payload, holds);
+    // `None`: the app is elsewhere than planned, so the blocks no longer lead where they did.
+    let Some(end) = run.unwrap_or_else(|e| panic!("{e}")) else {
+        return;
+    };
+    assert!(
+        holds(&end.app, end.led.as_ref()),
+        "keeper round `{}` runs without a live keeper",
+        end.app.state()
+    );
+}
