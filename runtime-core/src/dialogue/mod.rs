@@ -24,6 +24,10 @@
 //!
 //! `docs/dialogue.md` walks through a whole negotiation on generated code.
 
+// The module's docs link the ledger and the controller, which exist only with the `tac` feature: without it
+// the links cannot resolve, and are left as text rather than dropped from the docs of a build that has them.
+#![cfg_attr(not(feature = "tac"), allow(rustdoc::broken_intra_doc_links))]
+
 // What generated code provides, and what it calls here (the contract with the code generator): a `dialogue`
 // machine's `State` implements `Protocol` (its `Role` enum, the start state, each message's performative and
 // who sends it, and the transition fired with a `Delivery` as every hook's `t.profile`, whose side gates the

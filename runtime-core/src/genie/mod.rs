@@ -10,6 +10,10 @@
 //! sessions; what needs a template engine and an async runtime — `Flow`, `Session`, `Templates`, the task DAG —
 //! is behind the runtime's `genie` feature. `docs/genie.md` walks through a whole session.
 
+// The module's docs link sessions and workers, which exist only with the `genie` feature: without it the links
+// cannot resolve, and are left as text rather than dropped from the docs of a build that has them.
+#![cfg_attr(not(feature = "genie"), allow(rustdoc::broken_intra_doc_links))]
+
 // What generated code provides, and what it calls here (the contract with the code generator): a `genie`
 // machine's `State` implements `GenieSpec` (its facts: name, start, each state's `StateType`, template,
 // accepted event names, the typed name of the work an invoker state runs (`type Work`, the module's `Work`

@@ -105,7 +105,9 @@ impl<S: GenieSpec> Flow<S> {
         Ok(model)
     }
 
-    /// Starts a conversation with `context`, in memory: see [`Flow::open`] for what the start state does.
+    /// Starts a conversation with `context`, in memory, in the start state: a user start state's template,
+    /// rendered, is the opening utterance; an invoker start state plans its work. No hook runs: no transition
+    /// was made.
     pub fn start<C>(&self, context: C) -> Result<(Session<S, C>, Response), GenieError>
     where
         S: GenieMachine<C>,
