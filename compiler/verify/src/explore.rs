@@ -126,7 +126,7 @@ pub(crate) fn explore(
         state: model.start,
         keys: vec![0; words].into_boxed_slice(),
         part: genesis(config),
-        keeper: None,
+        keeper: given_keeper(model, config),
         keeper_failed: false,
         failed: [0, 0],
         round: Collected::default(),
@@ -180,6 +180,14 @@ pub(crate) fn explore(
         next += 1;
     }
     ex
+}
+
+/// The keeper a machine starts with when its app elected it (`Model::keeper_from_app`): a faulty one where
+/// any agent may be faulty, since a faulty keeper may send what an honest one would, or fail, or stay silent.
+fn given_keeper(model: &Model<'_>, config: &Config) -> Option<usize> {
+    model
+        .keeper_from_app
+        .then_some(if config.faults > 0 { FAULTY } else { HONEST })
 }
 
 fn genesis(config: &Config) -> [u8; 2] {

@@ -105,10 +105,16 @@ pub fn verify_with_progress(
     let spec = checked.spec();
     let mut out = Vec::new();
     for item in &spec.entry_items {
-        let machine: &Machine = match *item {
-            Item::Machine(id) if spec.machine(id).profile == Profile::Abci => spec.machine(id),
+        let (machine, chained): (&Machine, bool) = match *item {
+            Item::Machine(id) if spec.machine(id).profile == Profile::Abci => {
+                let chained = spec
+                    .apps
+                    .iter()
+                    .any(|a| a.chain.iter().any(|(m, _)| *m == id));
+                (spec.machine(id), chained)
+            }
             Item::App(i) => match checked.composed().get(i) {
-                Some(c) if c.machine.profile == Profile::Abci => &c.machine,
+                Some(c) if c.machine.profile == Profile::Abci => (&c.machine, false),
                 _ => continue,
             },
             // Other machines are verified when they have something to check: declared properties, or two
@@ -121,24 +127,27 @@ pub fn verify_with_progress(
                 continue;
             }
         };
-        if let Some(r) = explore_machine(machine, config, progress) {
+        if let Some(r) = explore_machine(machine, chained, config, progress) {
             out.push(r);
         }
     }
     out
 }
 
-/// Verifies one machine (an `abci` machine or an app's composed machine).
+/// Verifies one machine (an `abci` machine or an app's composed machine) as an app of its own.
 pub fn verify_machine(machine: &Machine, config: &Config) -> Option<Report> {
-    explore_machine(machine, config, &mut |_, _| {})
+    explore_machine(machine, false, config, &mut |_, _| {})
 }
 
+/// Explores `machine`, which an app of the spec chains when `chained` (its keeper may then come from an earlier
+/// machine of the app).
 fn explore_machine(
     machine: &Machine,
+    chained: bool,
     config: &Config,
     progress: &mut dyn FnMut(&str, usize),
 ) -> Option<Report> {
-    let model = model::Model::new(machine)?;
+    let model = model::Model::new(machine, chained)?;
     let ex = explore::explore(&model, config, &mut |n| progress(&machine.name.text, n));
     let mut diagnostics = Vec::new();
     // One report per property and state of the spec: the first (shortest) counterexample found.

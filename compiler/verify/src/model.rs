@@ -72,21 +72,30 @@ pub(crate) struct Model<'m> {
     pub cross: Vec<bool>,
     /// The keys present at the start: the start state's pre-conditions.
     pub initial_keys: Vec<KeyId>,
+    /// The keeper comes from the app: a machine chained in an app that has keeper rounds but elects no keeper
+    /// itself starts with the keeper an earlier machine elected, as `fsmc check` assumes of it (E0607 checks
+    /// such a machine once composed, and E0510 checks that the app elects before entering it).
+    pub keeper_from_app: bool,
     /// What the declared properties need remembered of a run.
     pub memory: Memory,
 }
 
 impl<'m> Model<'m> {
-    /// The model of `m`; `None` for a machine without a default start (never a checked one).
-    pub fn new(m: &'m Machine) -> Option<Model<'m>> {
+    /// The model of `m`, which an app of the spec chains when `chained`; `None` for a machine without a
+    /// default start (never a checked one).
+    pub fn new(m: &'m Machine, chained: bool) -> Option<Model<'m>> {
         let start = m.default_start()?;
-        let states = m.state_ids().map(|s| state(m, s)).collect();
+        let states: Vec<StateModel> = m.state_ids().map(|s| state(m, s)).collect();
+        let keeper_from_app = chained
+            && states.iter().any(|s| s.role == Role::Keeper)
+            && !states.iter().any(|s| s.role == Role::Election);
         Some(Model {
             machine: m,
             states,
             start,
             cross: m.keys.iter().map(|k| k.cross_period).collect(),
             initial_keys: m.state(start).requires.iter().map(|(k, _)| *k).collect(),
+            keeper_from_app,
             memory: Memory::new(m),
         })
     }

@@ -24,7 +24,7 @@ fn every_broken_app_is_flagged() {
 #[test]
 fn no_control_is_flagged() {
     let controls = specs_in(&workspace().join("specs/verify/controls"));
-    assert!(controls.len() >= 23, "{} controls", controls.len());
+    assert!(controls.len() >= 24, "{} controls", controls.len());
     for f in controls {
         let found = codes(&f, &FOUR_ONE);
         assert!(found.is_empty(), "{}: false alarm {found:?}", f.display());
@@ -125,4 +125,26 @@ fn an_apps_properties_speak_of_outcomes_and_the_period() {
         oracle_check("invariant \"x\": period at most 5000;"),
         ["E1110"]
     );
+}
+
+#[test]
+fn a_keeper_from_the_app_is_given_only_to_a_chained_machine() {
+    // The control's keeper machine elects no keeper: chained after the election it starts with one, and the
+    // composed app is what checks that; on its own nobody ever elects its keeper.
+    let dir = workspace().join("specs/verify/controls");
+    let text = std::fs::read_to_string(dir.join("chain_keeper_in_later_machine.fsm"))
+        .expect("the control");
+    let app = text.rfind("\napp ").expect("the control's app");
+    let c = fsmc_driver::compile_str(
+        "alone.fsm",
+        &text[..app],
+        &dir,
+        &fsmc_driver::Options::default(),
+    );
+    let checked = c.checked.expect("the machines alone pass `fsmc check`");
+    let found: Vec<_> = fsmc_verify::verify(&checked, &FOUR_ONE)
+        .iter()
+        .flat_map(|r| r.diagnostics.iter().map(|d| d.code.id()))
+        .collect();
+    assert_eq!(found, ["E1103"]);
 }
