@@ -148,3 +148,27 @@ fn a_keeper_from_the_app_is_given_only_to_a_chained_machine() {
         .collect();
     assert_eq!(found, ["E1103"]);
 }
+
+#[test]
+fn a_chained_keeper_machines_counterexample_is_the_apps() {
+    // The keeper round has no timeout: a silent faulty keeper stops the machine alone and the app. The machine
+    // alone starts with the app's keeper, which no replay of it can supply, so only the app's run is kept.
+    let dir = workspace().join("specs/verify/controls");
+    let text = std::fs::read_to_string(dir.join("chain_keeper_in_later_machine.fsm"))
+        .expect("the control");
+    let text = text.replace("    (SendRound, ROUND_TIMEOUT) -> ResetRound;\n", "");
+    let c = fsmc_driver::compile_str("stuck.fsm", &text, &dir, &fsmc_driver::Options::default());
+    let checked = c
+        .checked
+        .expect("the keeper round without a timeout passes `fsmc check`");
+    let reports = fsmc_verify::verify(&checked, &FOUR_ONE);
+    let flagged: Vec<_> = reports
+        .iter()
+        .filter(|r| !r.diagnostics.is_empty())
+        .map(|r| (r.name.as_str(), r.counterexample.is_some()))
+        .collect();
+    assert_eq!(
+        flagged,
+        [("SendAbciApp", false), ("RegisterElectSendAbciApp", true)]
+    );
+}
