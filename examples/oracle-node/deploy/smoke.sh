@@ -70,7 +70,7 @@ agreed=""
 for attempt in $(seq 20); do
     states="$(statuses)"
     if [ "$(sort -u <<<"$states" | wc -l)" -eq 1 ]; then
-        agreed="$states"
+        agreed="$(head -n 1 <<<"$states")"
         break
     fi
     echo "attempt $attempt: $(tr '\n' ' ' <<<"$states")"
