@@ -257,67 +257,27 @@ fn payload(m: &Machine, st: &State, class: u8) -> Result<Option<String>, String>
 }
 
 /// An expression of type `ty` (as a spec writes it) built from the number `n` (a Rust expression of type
-/// `usize`): different numbers give different values, as far as the type allows.
+/// `usize`): different numbers give different values, as far as the type allows. The values are the ones the
+/// generated tests sample (`fsmc_model::codegen::tests::sample_from`), written on one line.
 fn value(ty: &str, n: &str) -> Result<String, String> {
-    let parsed: syn::Type = syn::parse_str(ty).map_err(|_| format!("`{ty}` is not a Rust type"))?;
-    of_type(&parsed, n).ok_or_else(|| format!("no test value for payloads of type `{ty}`"))
-}
-
-fn of_type(ty: &syn::Type, n: &str) -> Option<String> {
-    match ty {
-        syn::Type::Tuple(t) => {
-            let items: Option<Vec<String>> = t.elems.iter().map(|e| of_type(e, n)).collect();
-            let items = items?;
-            Some(match items.len() {
-                0 => "()".to_string(),
-                1 => format!("({},)", items[0]),
-                _ => format!("({})", items.join(", ")),
-            })
-        }
-        syn::Type::Array(a) => {
-            let inner = of_type(&a.elem, n)?;
-            Some(format!("std::array::from_fn(|_| {inner})"))
-        }
-        syn::Type::Paren(p) => of_type(&p.elem, n),
-        syn::Type::Path(p) => {
-            let last = p.path.segments.last()?;
-            let args: Vec<&syn::Type> = match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => a
-                    .args
-                    .iter()
-                    .filter_map(|g| match g {
-                        syn::GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let name = last.ident.to_string();
-            Some(match (name.as_str(), args.as_slice()) {
-                (
-                    "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64"
-                    | "i128" | "isize",
-                    _,
-                ) => format!("({n}) as {name}"),
-                ("f32" | "f64", _) => format!("({n}) as {name}"),
-                ("bool", _) => format!("({n}) % 2 == 1"),
-                ("String" | "AgentId", _) => format!("format!(\"v{{}}\", {n})"),
-                ("Option", [t]) => format!("Some({})", of_type(t, n)?),
-                ("Vec", [t]) => format!("vec![{}]", of_type(t, n)?),
-                ("BTreeMap", [k, v]) => format!(
-                    "[({}, {})].into_iter().collect::<std::collections::BTreeMap<_, _>>()",
-                    of_type(k, n)?,
-                    of_type(v, n)?
-                ),
-                ("BTreeSet", [t]) => format!(
-                    "[{}].into_iter().collect::<std::collections::BTreeSet<_>>()",
-                    of_type(t, n)?
-                ),
-                _ => return None,
-            })
-        }
-        _ => None,
-    }
+    let none = || format!("no test value for payloads of type `{ty}`");
+    let n: proc_macro2::TokenStream = n
+        .parse()
+        .map_err(|_| format!("`{n}` is not an expression"))?;
+    let expr = fsmc_model::codegen::tests::sample_from(ty, &n).ok_or_else(none)?;
+    // Printed as the item `const _: () = EXPR;` (the type is only there to make an item), then cut out.
+    let file: syn::File =
+        syn::parse2(quote::quote! { const _: () = #expr; }).map_err(|_| none())?;
+    let text = prettyplease::unparse(&file);
+    let text = text
+        .trim()
+        .strip_prefix("const _: () = ")
+        .and_then(|t| t.strip_suffix(';'));
+    Ok(text
+        .ok_or_else(none)?
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 const TEMPLATE: &str = r#"// A counterexample of `fsmc verify` ({CODE}), as a regression test: the blocks that break the app, replayed on
@@ -341,7 +301,7 @@ const BLOCKS: &[Planned] = &[
 ];
 
 /// A payload of the class `s` names for the state's payload type.
-// A value is written as `(n) as T` whatever `n` is, a literal included.
+// A value is written as `n as T` whatever `n` is, a literal included.
 #[allow(clippy::unnecessary_cast)]
 fn payload(s: &Sending<'_, Spec>) -> Result<Vec<u8>, EncodeError> {
     match (s.state, s.class) {

@@ -23,7 +23,7 @@ const BLOCKS: &[Planned] = &[
 ];
 
 /// A payload of the class `s` names for the state's payload type.
-// A value is written as `(n) as T` whatever `n` is, a literal included.
+// A value is written as `n as T` whatever `n` is, a literal included.
 #[allow(clippy::unnecessary_cast)]
 fn payload(s: &Sending<'_, Spec>) -> Result<Vec<u8>, EncodeError> {
     match (s.state, s.class) {

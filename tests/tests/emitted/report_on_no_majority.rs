@@ -19,12 +19,12 @@ const BLOCKS: &[Planned] = &[
 ];
 
 /// A payload of the class `s` names for the state's payload type.
-// A value is written as `(n) as T` whatever `n` is, a literal included.
+// A value is written as `n as T` whatever `n` is, a literal included.
 #[allow(clippy::unnecessary_cast)]
 fn payload(s: &Sending<'_, Spec>) -> Result<Vec<u8>, EncodeError> {
     match (s.state, s.class) {
-        ("ObserveRound", 0) => encode(&{ let v: u64 = (0) as u64; v }),
-        ("ObserveRound", 1) => encode(&{ let v: u64 = (1) as u64; v }),
+        ("ObserveRound", 0) => encode(&{ let v: u64 = 0 as u64; v }),
+        ("ObserveRound", 1) => encode(&{ let v: u64 = 1 as u64; v }),
         _ => Ok(Vec::new()),
     }
 }

@@ -19,6 +19,8 @@ mod plain;
 mod staged;
 mod values;
 
+pub use values::sample_from;
+
 use crate::spec::{Checked, Item, Machine, StateId};
 use fsmc_vocab::Profile;
 use proc_macro2::{Ident, Span, TokenStream};

@@ -11,29 +11,45 @@ use quote::quote;
 /// An expression of type `text` built from `i: usize`, different for different `i` (up to the type's own
 /// limits: `bool` has two values); `None` when the type is not one the generator can sample.
 pub(super) fn sample(text: &str) -> Option<TokenStream> {
-    let ty = syn::parse_str::<syn::Type>(text).ok()?;
-    of(&ty)
+    sample_from(text, &quote! { i })
 }
 
-fn of(ty: &syn::Type) -> Option<TokenStream> {
+/// [`sample`] built from the `usize` expression `n` instead of `i` (`fsmc verify --emit-test` numbers the
+/// values of a counterexample's payloads with it).
+pub fn sample_from(text: &str, n: &TokenStream) -> Option<TokenStream> {
+    let ty = syn::parse_str::<syn::Type>(text).ok()?;
+    // One token (`i`, `0`) stands as it is; a longer expression is bracketed once, to stay one operand.
+    let n = if n.clone().into_iter().nth(1).is_some() {
+        quote! { (#n) }
+    } else {
+        n.clone()
+    };
+    of(&ty, &n)
+}
+
+fn of(ty: &syn::Type, i: &TokenStream) -> Option<TokenStream> {
     match ty {
-        syn::Type::Paren(p) => of(&p.elem),
-        syn::Type::Group(g) => of(&g.elem),
+        syn::Type::Paren(p) => of(&p.elem, i),
+        syn::Type::Group(g) => of(&g.elem, i),
         syn::Type::Tuple(t) if t.elems.is_empty() => Some(quote! { () }),
         syn::Type::Tuple(t) => {
-            let parts = t.elems.iter().map(of).collect::<Option<Vec<_>>>()?;
+            let parts = t
+                .elems
+                .iter()
+                .map(|e| of(e, i))
+                .collect::<Option<Vec<_>>>()?;
             Some(quote! { (#(#parts,)*) })
         }
         syn::Type::Array(a) => {
-            let elem = of(&a.elem)?;
+            let elem = of(&a.elem, i)?;
             Some(quote! { ::core::array::from_fn(|_| #elem) })
         }
-        syn::Type::Path(p) if p.qself.is_none() => path(&p.path),
+        syn::Type::Path(p) if p.qself.is_none() => path(&p.path, i),
         _ => None,
     }
 }
 
-fn path(p: &syn::Path) -> Option<TokenStream> {
+fn path(p: &syn::Path, i: &TokenStream) -> Option<TokenStream> {
     let last = p.segments.last()?;
     let name = last.ident.to_string();
     let args: Vec<&syn::Type> = match &last.arguments {
@@ -57,26 +73,33 @@ fn path(p: &syn::Path) -> Option<TokenStream> {
             "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32" | "i64" | "i128"
             | "isize" | "f32" | "f64",
             [],
-        ) => Some(quote! { i as #ty }),
-        ("bool", []) => Some(quote! { i % 2 == 0 }),
+        ) => Some(quote! { #i as #ty }),
+        ("bool", []) => Some(quote! { #i % 2 == 0 }),
         ("char", []) => Some(quote! {
-            ::core::char::from_u32(0x61 + (i % 26) as u32).unwrap_or('a')
+            ::core::char::from_u32(0x61 + (#i % 26) as u32).unwrap_or('a')
         }),
-        ("String" | "AgentId", []) => Some(quote! { ::std::format!("v{i}") }),
+        ("String" | "AgentId", []) => Some(match syn::parse2::<syn::Ident>(i.clone()) {
+            // A name is inlined into the format string, as clippy asks; an expression cannot be.
+            Ok(name) => {
+                let text = format!("v{{{name}}}");
+                quote! { ::std::format!(#text) }
+            }
+            Err(_) => quote! { ::std::format!("v{}", #i) },
+        }),
         ("Option", [t]) => {
-            let v = of(t)?;
+            let v = of(t, i)?;
             Some(quote! { ::core::option::Option::Some(#v) })
         }
         ("Vec", [t]) => {
-            let v = of(t)?;
+            let v = of(t, i)?;
             Some(quote! { ::std::vec![#v] })
         }
         ("BTreeSet", [t]) => {
-            let v = of(t)?;
+            let v = of(t, i)?;
             Some(quote! { ::std::collections::BTreeSet::from([#v]) })
         }
         ("BTreeMap", [k, v]) => {
-            let (k, v) = (of(k)?, of(v)?);
+            let (k, v) = (of(k, i)?, of(v, i)?);
             Some(quote! { ::std::collections::BTreeMap::from([(#k, #v)]) })
         }
         _ => None,
