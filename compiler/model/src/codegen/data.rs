@@ -22,8 +22,44 @@ fn key_lists<'a>(
         .collect()
 }
 
-pub(crate) fn generate(m: &Machine) -> TokenStream {
+/// `assumed` is the `where` clause the impls that copy or show a key's value hold under: an `abci` machine's
+/// (every key type implements the runtime's `Key`, asserted once by the `fsm!` macro), empty for the others.
+pub(crate) fn generate(m: &Machine, assumed: &TokenStream) -> TokenStream {
     let fields = m.keys.iter().map(field);
+    let clones = m.keys.iter().map(|k| {
+        let id = snake(&k.name.text);
+        quote! { #id: ::core::clone::Clone::clone(&self.#id) }
+    });
+    let shown = m.keys.iter().map(|k| {
+        let id = snake(&k.name.text);
+        // As derived `Debug` shows a raw identifier's field: without `r#`.
+        let name = id.to_string();
+        let name = name.trim_start_matches("r#");
+        quote! { .field(#name, &self.#id) }
+    });
+    // With key types of the user's crate, written out rather than derived, so that they assume the keys' bounds
+    // as the app's impls do: a key type without `Clone` or `Debug` gets only the `fsm!` macro's error.
+    let (derived, written) = if assumed.is_empty() {
+        (
+            quote! { #[derive(Clone, Debug, Default)] },
+            TokenStream::new(),
+        )
+    } else {
+        let written = quote! {
+            impl ::core::clone::Clone for Data #assumed {
+                fn clone(&self) -> Self {
+                    Data { #(#clones,)* }
+                }
+            }
+
+            impl ::core::fmt::Debug for Data #assumed {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct("Data")#(#shown)*.finish()
+                }
+            }
+        };
+        (quote! { #[derive(Default)] }, written)
+    };
     let names: Vec<&str> = m.keys.iter().map(|k| k.name.as_str()).collect();
     let cross: Vec<&str> = m
         .keys
@@ -47,12 +83,14 @@ pub(crate) fn generate(m: &Machine) -> TokenStream {
     let state_keys = state_keys(m);
     quote! {
         /// The synchronized data: one optional value per key, shared by every instance.
-        #[derive(Clone, Debug, Default)]
+        #derived
         pub struct Data {
             #(#fields,)*
         }
 
-        impl Data {
+        #written
+
+        impl Data #assumed {
             /// Every key, in spec order.
             pub const KEYS: &'static [&'static str] = &[#(#names),*];
             /// The keys carried into a new period.

@@ -262,7 +262,11 @@ fn system_items<'a>(
 ) -> TokenStream {
     let mut out = TokenStream::new();
     if !m.keys.is_empty() {
-        out.extend(data::generate(m));
+        let assumed = match m.profile {
+            Profile::Abci => abci::assumed(m),
+            _ => TokenStream::new(),
+        };
+        out.extend(data::generate(m, &assumed));
     }
     match m.profile {
         Profile::Abci => out.extend(abci::generate(m, lists)),

@@ -85,7 +85,7 @@ pub(super) fn generate<'a>(
 /// naming no parameter): a type lacking a bound then gets the one error the `fsm!` macro's assertion reports,
 /// which names the state or key and the spec's line, and none from each impl or from inside the runtime. Empty
 /// when every type is standard.
-fn assumed(m: &Machine) -> TokenStream {
+pub(crate) fn assumed(m: &Machine) -> TokenStream {
     let payloads = m
         .states
         .iter()
@@ -225,6 +225,11 @@ fn types<'a>(
             }
         })
     };
+    let (derived, copy_and_show) = if assumed.is_empty() {
+        (quote! { #[derive(Clone, Debug)] }, TokenStream::new())
+    } else {
+        (TokenStream::new(), copy_and_show(rounds, lists, assumed))
+    };
     let decodes = {
         let rounds = Rc::clone(rounds);
         lists.list(Kind::Arm, rounds.len(), move |i| {
@@ -261,12 +266,14 @@ fn types<'a>(
         }
 
         /// The round in progress, typed by its kind and payload.
-        #[derive(Clone, Debug)]
+        #derived
         // Variants are the spec's state names, which upstream ends with `Round`.
         #[allow(clippy::enum_variant_names)]
         pub enum Round {
             #variants
         }
+
+        #copy_and_show
 
         impl ::fsmc_runtime::borsh::BorshSerialize for Round #assumed {
             fn serialize<W: ::fsmc_runtime::borsh::io::Write>(&self, writer: &mut W) -> ::fsmc_runtime::borsh::io::Result<()> {
@@ -283,6 +290,42 @@ fn types<'a>(
                 match <u32 as ::fsmc_runtime::borsh::BorshDeserialize>::deserialize_reader(reader)? {
                     #decodes
                     _ => ::core::result::Result::Err(::fsmc_runtime::borsh::io::ErrorKind::InvalidData.into()),
+                }
+            }
+        }
+    }
+}
+
+/// `Clone` and `Debug` for the `Round` of an app with payload types of the user's crate, written out rather than
+/// derived so that they assume the payloads' bounds as the other impls do: a payload type without `Clone` or
+/// `Debug` gets only the `fsm!` macro's error. An app of standard types derives them.
+fn copy_and_show<'a>(
+    rounds: &Rc<Rounds<'a>>,
+    lists: &Lists<'a>,
+    assumed: &TokenStream,
+) -> TokenStream {
+    let clones = rounds.list(lists, Kind::Arm, |r| {
+        let sv = &r.state;
+        quote! { Round::#sv(ref r) => Round::#sv(::core::clone::Clone::clone(r)), }
+    });
+    let debugs = rounds.list(lists, Kind::Arm, |r| {
+        let sv = &r.state;
+        let name = sv.to_string();
+        quote! { Round::#sv(ref r) => f.debug_tuple(#name).field(r).finish(), }
+    });
+    quote! {
+        impl ::core::clone::Clone for Round #assumed {
+            fn clone(&self) -> Self {
+                match *self {
+                    #clones
+                }
+            }
+        }
+
+        impl ::core::fmt::Debug for Round #assumed {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match *self {
+                    #debugs
                 }
             }
         }

@@ -5,8 +5,8 @@
 use super::round::{AppRound, Rounds};
 use crate::codegen::docs;
 use crate::codegen::lists::{Kind, Lists};
-use crate::codegen::tokens::{rust_type, snake, variant};
-use crate::spec::{EventId, Machine, StateId};
+use crate::codegen::tokens::{rust_type, snake, standard, variant};
+use crate::spec::{EventId, Machine, State, StateId};
 use fsmc_vocab::abci::OutcomeKind;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -46,7 +46,8 @@ pub(super) fn generate<'a>(
     }
     let types = {
         let outgoing = Rc::clone(outgoing);
-        rounds.custom_list(lists, Kind::Item, move |r| types(m, &outgoing, r))
+        let assumed = assumed.clone();
+        rounds.custom_list(lists, Kind::Item, move |r| types(m, &outgoing, r, &assumed))
     };
     let assumed = assumed.clone();
     let methods = rounds.custom_list(lists, Kind::Item, move |r| {
@@ -86,7 +87,8 @@ pub(super) fn generate<'a>(
 }
 
 /// `XOutcome`, one variant per event custom round `X` may end with, and `XWrites`, the values it writes.
-fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
+/// `assumed` is the app's `where` clause (its payload and key types implement the runtime's traits).
+fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound, assumed: &TokenStream) -> TokenStream {
     let sid = r.sid;
     let s = m.state(sid);
     let (outcome, writes) = names(r);
@@ -99,25 +101,7 @@ fn types(m: &Machine, outgoing: &[Vec<usize>], r: &AppRound) -> TokenStream {
         " How `{}` may end: one variant per event it has a transition for.",
         s.name
     );
-    let writes_def = (!s.writes.is_empty()).then(|| {
-        let fields = s.writes.iter().map(|(k, _)| {
-            let key = m.key(*k);
-            let (id, ty) = (snake(&key.name.text), rust_type(&key.ty.text));
-            let doc = docs::attrs_or(&key.docs, &format!("The value `{}` takes.", key.name));
-            quote! { #doc pub #id: #ty }
-        });
-        let doc = format!(
-            " What `{}` writes whenever it decides (its `writes`): the keys take these values.",
-            s.name
-        );
-        quote! {
-            #[doc = #doc]
-            #[derive(Clone, Debug, PartialEq)]
-            pub struct #writes {
-                #(#fields,)*
-            }
-        }
-    });
+    let writes_def = (!s.writes.is_empty()).then(|| writes_struct(m, s, &writes, assumed));
     quote! {
         #[doc = #outcome_doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -180,6 +164,74 @@ pub(super) fn end_block(
                 outcome,
                 keeper: ::core::option::Option::None,
             })
+        }
+    }
+}
+
+/// `XWrites`, the values custom round `X` writes. With key types of the user's crate, `Clone` and `Debug` are
+/// written out rather than derived, so that they assume the keys' bounds as the app's impls do (a key type
+/// without them gets only the `fsm!` macro's error), and `PartialEq`, which is not among a key's bounds, holds
+/// when the keys' types are comparable.
+fn writes_struct(m: &Machine, s: &State, writes: &Ident, assumed: &TokenStream) -> TokenStream {
+    let keys: Vec<_> = s.writes.iter().map(|(k, _)| m.key(*k)).collect();
+    let fields = keys.iter().map(|key| {
+        let (id, ty) = (snake(&key.name.text), rust_type(&key.ty.text));
+        let doc = docs::attrs_or(&key.docs, &format!("The value `{}` takes.", key.name));
+        quote! { #doc pub #id: #ty }
+    });
+    let doc = format!(
+        " What `{}` writes whenever it decides (its `writes`): the keys take these values.",
+        s.name
+    );
+    if assumed.is_empty() {
+        return quote! {
+            #[doc = #doc]
+            #[derive(Clone, Debug, PartialEq)]
+            pub struct #writes {
+                #(#fields,)*
+            }
+        };
+    }
+    let ids: Vec<_> = keys.iter().map(|key| snake(&key.name.text)).collect();
+    let names = ids.iter().map(|id| {
+        let name = id.to_string();
+        name.trim_start_matches("r#").to_owned()
+    });
+    let own: std::collections::BTreeSet<&str> = keys
+        .iter()
+        .map(|key| key.ty.text.as_str())
+        .filter(|t| !standard(t))
+        .collect();
+    let comparable = (!own.is_empty()).then(|| {
+        let bounds = own.into_iter().map(|t| {
+            let ty = rust_type(t);
+            quote! { for<'fsmc> #ty: ::core::cmp::PartialEq }
+        });
+        quote! { where #(#bounds),* }
+    });
+    let shown = writes.to_string();
+    quote! {
+        #[doc = #doc]
+        pub struct #writes {
+            #(#fields,)*
+        }
+
+        impl ::core::clone::Clone for #writes #assumed {
+            fn clone(&self) -> Self {
+                #writes { #(#ids: ::core::clone::Clone::clone(&self.#ids),)* }
+            }
+        }
+
+        impl ::core::fmt::Debug for #writes #assumed {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#shown)#(.field(#names, &self.#ids))*.finish()
+            }
+        }
+
+        impl ::core::cmp::PartialEq for #writes #comparable {
+            fn eq(&self, other: &Self) -> bool {
+                #(self.#ids == other.#ids)&&*
+            }
         }
     }
 }

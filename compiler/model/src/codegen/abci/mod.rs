@@ -4,6 +4,7 @@
 //! and, for custom rounds, the `Rounds` trait that decides them.
 
 mod app;
+pub(crate) use app::assumed;
 mod custom;
 mod fingerprint;
 pub(super) mod round;

@@ -1,0 +1,15 @@
+// A payload type without `Clone` (nor `Ord` or borsh), which the generated `Round` copies: still one error, the
+// `fsm!` macro's, and none from the generated `Clone` of `Round`.
+#[derive(Debug)]
+pub struct Money(u64);
+
+fsmc_runtime::fsm!(r#"
+machine PriceAbciApp: abci {
+    event DONE;
+    start default state ObserveRound: custom { payload "crate::Money"; }
+    final state FinishedObserveRound;
+    (ObserveRound, DONE) -> FinishedObserveRound;
+}
+"#);
+
+fn main() {}
