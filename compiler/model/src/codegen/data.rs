@@ -3,7 +3,7 @@
 //! system's machines may declare keys.
 
 use super::docs;
-use super::tokens::{rust_type, snake};
+use super::tokens::{clone_and_debug, rust_type, snake};
 use crate::spec::{Key, KeyId, Machine, State};
 use fsmc_base::source::Span;
 use proc_macro2::{Ident, TokenStream};
@@ -26,39 +26,19 @@ fn key_lists<'a>(
 /// (every key type implements the runtime's `Key`, asserted once by the `fsm!` macro), empty for the others.
 pub(crate) fn generate(m: &Machine, assumed: &TokenStream) -> TokenStream {
     let fields = m.keys.iter().map(field);
-    let clones = m.keys.iter().map(|k| {
-        let id = snake(&k.name.text);
-        quote! { #id: ::core::clone::Clone::clone(&self.#id) }
-    });
-    let shown = m.keys.iter().map(|k| {
-        let id = snake(&k.name.text);
-        // As derived `Debug` shows a raw identifier's field: without `r#`.
-        let name = id.to_string();
-        let name = name.trim_start_matches("r#");
-        quote! { .field(#name, &self.#id) }
-    });
-    // With key types of the user's crate, written out rather than derived, so that they assume the keys' bounds
-    // as the app's impls do: a key type without `Clone` or `Debug` gets only the `fsm!` macro's error.
+    // With key types of the user's crate, written out rather than derived (see `clone_and_debug`).
     let (derived, written) = if assumed.is_empty() {
         (
             quote! { #[derive(Clone, Debug, Default)] },
             TokenStream::new(),
         )
     } else {
-        let written = quote! {
-            impl ::core::clone::Clone for Data #assumed {
-                fn clone(&self) -> Self {
-                    Data { #(#clones,)* }
-                }
-            }
-
-            impl ::core::fmt::Debug for Data #assumed {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.debug_struct("Data")#(#shown)*.finish()
-                }
-            }
-        };
-        (quote! { #[derive(Default)] }, written)
+        let ids: Vec<Ident> = m.keys.iter().map(|k| snake(&k.name.text)).collect();
+        let data = Ident::new("Data", proc_macro2::Span::call_site());
+        (
+            quote! { #[derive(Default)] },
+            clone_and_debug(&data, &ids, assumed),
+        )
     };
     let names: Vec<&str> = m.keys.iter().map(|k| k.name.as_str()).collect();
     let cross: Vec<&str> = m

@@ -24,6 +24,34 @@ pub(crate) fn snake(name: &str) -> Ident {
     Ident::new(&ident::snake(name), Span::call_site())
 }
 
+/// `Clone` and `Debug` of struct `name` with these named fields, as `derive` writes them (a raw identifier's field
+/// shown without `r#`) but holding under `assumed`, an app's `where` clause: a user's payload or key type without
+/// them then gets only the `fsm!` macro's error, not one more from each derive.
+pub(crate) fn clone_and_debug(
+    name: &Ident,
+    fields: &[Ident],
+    assumed: &TokenStream,
+) -> TokenStream {
+    let shown = name.to_string();
+    let names = fields.iter().map(|id| {
+        let name = id.to_string();
+        name.trim_start_matches("r#").to_owned()
+    });
+    quote! {
+        impl ::core::clone::Clone for #name #assumed {
+            fn clone(&self) -> Self {
+                #name { #(#fields: ::core::clone::Clone::clone(&self.#fields),)* }
+            }
+        }
+
+        impl ::core::fmt::Debug for #name #assumed {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.debug_struct(#shown)#(.field(#names, &self.#fields))*.finish()
+            }
+        }
+    }
+}
+
 /// Whether a struct of fields of these types may derive `Eq` and `Hash`: when every type is one the generator
 /// knows implements both, the standard library's numbers but the floats, `bool`, `char`, `String`, and `Vec`,
 /// `Option`, `Box`, `BTreeMap`, `BTreeSet`, tuples (up to 12, as the standard library implements them) and

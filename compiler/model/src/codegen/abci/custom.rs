@@ -5,7 +5,7 @@
 use super::round::{AppRound, Rounds};
 use crate::codegen::docs;
 use crate::codegen::lists::{Kind, Lists};
-use crate::codegen::tokens::{rust_type, snake, standard, variant};
+use crate::codegen::tokens::{clone_and_debug, rust_type, snake, standard, variant};
 use crate::spec::{EventId, Machine, State, StateId};
 use fsmc_vocab::abci::OutcomeKind;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -169,9 +169,8 @@ pub(super) fn end_block(
 }
 
 /// `XWrites`, the values custom round `X` writes. With key types of the user's crate, `Clone` and `Debug` are
-/// written out rather than derived, so that they assume the keys' bounds as the app's impls do (a key type
-/// without them gets only the `fsm!` macro's error), and `PartialEq`, which is not among a key's bounds, holds
-/// when the keys' types are comparable.
+/// written out rather than derived (see `clone_and_debug`), and `PartialEq`, which is not among a key's bounds,
+/// holds when the keys' types are comparable.
 fn writes_struct(m: &Machine, s: &State, writes: &Ident, assumed: &TokenStream) -> TokenStream {
     let keys: Vec<_> = s.writes.iter().map(|(k, _)| m.key(*k)).collect();
     let fields = keys.iter().map(|key| {
@@ -193,10 +192,6 @@ fn writes_struct(m: &Machine, s: &State, writes: &Ident, assumed: &TokenStream) 
         };
     }
     let ids: Vec<_> = keys.iter().map(|key| snake(&key.name.text)).collect();
-    let names = ids.iter().map(|id| {
-        let name = id.to_string();
-        name.trim_start_matches("r#").to_owned()
-    });
     let own: std::collections::BTreeSet<&str> = keys
         .iter()
         .map(|key| key.ty.text.as_str())
@@ -209,24 +204,14 @@ fn writes_struct(m: &Machine, s: &State, writes: &Ident, assumed: &TokenStream) 
         });
         quote! { where #(#bounds),* }
     });
-    let shown = writes.to_string();
+    let clone_and_debug = clone_and_debug(writes, &ids, assumed);
     quote! {
         #[doc = #doc]
         pub struct #writes {
             #(#fields,)*
         }
 
-        impl ::core::clone::Clone for #writes #assumed {
-            fn clone(&self) -> Self {
-                #writes { #(#ids: ::core::clone::Clone::clone(&self.#ids),)* }
-            }
-        }
-
-        impl ::core::fmt::Debug for #writes #assumed {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.debug_struct(#shown)#(.field(#names, &self.#ids))*.finish()
-            }
-        }
+        #clone_and_debug
 
         impl ::core::cmp::PartialEq for #writes #comparable {
             fn eq(&self, other: &Self) -> bool {

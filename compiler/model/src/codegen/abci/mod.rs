@@ -4,10 +4,11 @@
 //! and, for custom rounds, the `Rounds` trait that decides them.
 
 mod app;
-pub(crate) use app::assumed;
 mod custom;
 mod fingerprint;
 pub(super) mod round;
+
+pub(crate) use app::assumed;
 
 use super::lists::{Kind, Lists};
 use super::tokens::{machine_matches, variant};
